@@ -1,0 +1,119 @@
+// The only Swift file that imports zbar. `c_foo` wraps nothing here: zbar's API is plain C
+// and imports as is; this file owns the scanner handle and turns zbar symbols into ``Symbol``s.
+internal import CZBar
+
+/// Decodes every code zbar finds in a grayscale image.
+///
+/// Owns one `zbar_image_scanner_t`, freed in deinit. A zbar scanner is not thread-safe:
+/// use one per thread.
+public final class ZBarDecoder {
+    private let scanner: OpaquePointer
+    private let wanted: Set<String>
+
+    /// zbar's symbol type for each name of ``Symbology/zbarNames``.
+    static let types: [String: zbar_symbol_type_t] = [
+        "qrcode": ZBAR_QRCODE, "ean13": ZBAR_EAN13, "ean8": ZBAR_EAN8, "upca": ZBAR_UPCA, "upce": ZBAR_UPCE,
+        "isbn10": ZBAR_ISBN10, "isbn13": ZBAR_ISBN13, "ean2": ZBAR_EAN2, "ean5": ZBAR_EAN5, "i25": ZBAR_I25,
+        "databar": ZBAR_DATABAR, "databar-exp": ZBAR_DATABAR_EXP, "codabar": ZBAR_CODABAR,
+        "code39": ZBAR_CODE39, "code93": ZBAR_CODE93, "code128": ZBAR_CODE128, "sqcode": ZBAR_SQCODE,
+    ]
+
+    /// - Parameter symbologies: the names to enable (from ``Symbology/zbarNames``); all others are off.
+    public init(symbologies: Set<Symbology>) {
+        guard let s = zbar_image_scanner_create() else { preconditionFailure("zbar_image_scanner_create failed") }
+        scanner = s
+        wanted = Set(symbologies.map(\.rawValue))
+        // Everything off first: zbar enables a default subset otherwise.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        var enable = wanted
+        // zbar derives UPC-A and ISBN from an EAN-13 read: it needs EAN-13 on for them (filtered out below).
+        if !enable.isDisjoint(with: ["upca", "isbn10", "isbn13"]) { enable.insert("ean13") }
+        for name in enable {
+            guard let type = Self.types[name] else { continue }
+            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
+        }
+        // Raw QR bytes: zbar's own charset guess tries Shift-JIS first and garbles Big5 and UTF-8.
+        zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        zbar_image_scanner_set_config(scanner, ZBAR_SQCODE, ZBAR_CFG_BINARY, 1)
+        // White-on-black codes: zbar retries on the inverted image when the normal pass finds nothing.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, 1)
+    }
+
+    deinit { zbar_image_scanner_destroy(scanner) }
+
+    /// Every symbol zbar finds in `image`, in zbar's order.
+    /// The corresponding C function is `zbar_scan_image`.
+    public func decode(_ image: GrayImage) -> [Symbol] {
+        guard image.width > 0, image.height > 0 else { return [] }
+        guard let zimage = zbar_image_create() else { preconditionFailure("zbar_image_create failed") }
+        defer { zbar_image_destroy(zimage) }
+        zbar_image_set_format(zimage, Self.fourcc("Y800"))
+        zbar_image_set_size(zimage, UInt32(image.width), UInt32(image.height))
+        return image.pixels.withUnsafeBufferPointer { buf -> [Symbol] in
+            // zbar only reads the buffer during zbar_scan_image; no cleanup handler is needed.
+            zbar_image_set_data(zimage, buf.baseAddress, UInt(buf.count), nil)
+            guard zbar_scan_image(scanner, zimage) > 0 else { return [] }
+            var symbols: [Symbol] = []
+            var sym = zbar_image_first_symbol(zimage)
+            while let s = sym {
+                if let symbol = Self.symbol(from: s), wanted.contains(symbol.symbology.rawValue) { symbols.append(symbol) }
+                sym = zbar_symbol_next(s)
+            }
+            return Symbol.attachingAddOns(symbols)
+        }
+    }
+
+    private static func symbol(from s: OpaquePointer) -> Symbol? {
+        var type = zbar_symbol_get_type(s)
+        var bytes = data(of: s)
+        var addon: String?
+        // An EAN/UPC code with an add-on comes as a composite whose components are the main code and the add-on.
+        if type == ZBAR_COMPOSITE, let set = zbar_symbol_get_components(s) {
+            var part = zbar_symbol_set_first_symbol(set)
+            var main: (zbar_symbol_type_t, [UInt8])?
+            while let p = part {
+                let t = zbar_symbol_get_type(p)
+                if t == ZBAR_EAN2 || t == ZBAR_EAN5 {
+                    addon = String(decoding: data(of: p), as: UTF8.self)
+                } else {
+                    main = (t, data(of: p))
+                }
+                part = zbar_symbol_next(p)
+            }
+            guard let main else { return nil }
+            (type, bytes) = main
+        }
+        guard let name = types.first(where: { $0.value == type })?.key else { return nil }
+        var points: [Point] = []
+        let n = zbar_symbol_get_loc_size(s)
+        for i in 0..<n {
+            points.append(Point(x: Int(zbar_symbol_get_loc_x(s, i)), y: Int(zbar_symbol_get_loc_y(s, i))))
+        }
+        let orientation: String
+        switch zbar_symbol_get_orientation(s) {
+        case ZBAR_ORIENT_UP: orientation = "up"
+        case ZBAR_ORIENT_RIGHT: orientation = "right"
+        case ZBAR_ORIENT_DOWN: orientation = "down"
+        case ZBAR_ORIENT_LEFT: orientation = "left"
+        default: orientation = "unknown"
+        }
+        let mods = zbar_symbol_get_modifiers(s)
+        var modifiers: [String] = []
+        if mods & (1 << ZBAR_MOD_GS1.rawValue) != 0 { modifiers.append("gs1") }
+        if mods & (1 << ZBAR_MOD_AIM.rawValue) != 0 { modifiers.append("aim") }
+        return Symbol(symbology: Symbology(rawValue: name), bytes: bytes, points: Geometry.outline(points), orientation: orientation,
+                      quality: Int(zbar_symbol_get_quality(s)), modifiers: modifiers, addon: addon)
+    }
+
+    private static func data(of s: OpaquePointer) -> [UInt8] {
+        let length = Int(zbar_symbol_get_data_length(s))
+        guard length > 0, let ptr = zbar_symbol_get_data(s) else { return [] }
+        return ptr.withMemoryRebound(to: UInt8.self, capacity: length) { [UInt8](UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    private static func fourcc(_ code: String) -> UInt {
+        code.utf8.enumerated().reduce(0) { $0 | UInt($1.element) << (8 * $1.offset) }
+    }
+}
+
+@available(*, unavailable) extension ZBarDecoder: Sendable {}

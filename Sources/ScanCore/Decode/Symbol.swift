@@ -1,0 +1,63 @@
+/// A point in source-image pixels.
+public struct Point: Equatable, Sendable {
+    public var x: Int
+    public var y: Int
+    public init(x: Int, y: Int) { self.x = x; self.y = y }
+}
+
+/// An axis-aligned box in source-image pixels.
+public struct Box: Equatable, Sendable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+
+    /// The smallest box holding every point (zero-sized when there are none).
+    public init(enclosing points: [Point]) {
+        guard let first = points.first else { self.init(x: 0, y: 0, width: 0, height: 0); return }
+        var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
+        for p in points {
+            minX = min(minX, p.x); maxX = max(maxX, p.x)
+            minY = min(minY, p.y); maxY = max(maxY, p.y)
+        }
+        self.init(x: minX, y: minY, width: maxX - minX + 1, height: maxY - minY + 1)
+    }
+}
+
+/// One decoded code: its symbology, the payload bytes exactly as encoded, and where it was.
+public struct Symbol: Equatable, Sendable {
+    public var symbology: Symbology
+    /// The payload exactly as encoded (QR is read in binary mode, so no charset conversion happened).
+    public var bytes: [UInt8]
+    /// Best-effort UTF-8 text of `bytes`; `charset` says what was assumed.
+    public var text: String
+    /// `utf-8`, `big5`, `gb18030`, `shift_jis`, `iso-8859-1` or `binary` (see ``TextDecoding``).
+    public var charset: String
+    /// Where the code is: a QR code's four corners as zbar gives them; for linear codes the convex
+    /// hull of zbar's scan locations (which are edge points, not a polygon).
+    public var points: [Point]
+    public var bbox: Box
+    /// `up`, `right`, `down`, `left` or `unknown`, as zbar reports it.
+    public var orientation: String
+    /// zbar's relative quality (higher is better; for QR, 1).
+    public var quality: Int
+    /// `gs1` when the data starts with FNC1, `aim` when an AIM application indicator is present.
+    public var modifiers: [String]
+    /// For an EAN/UPC code with an EAN-2/EAN-5 add-on: the add-on digits.
+    public var addon: String?
+
+    public init(symbology: Symbology, bytes: [UInt8], points: [Point] = [], orientation: String = "unknown",
+                quality: Int = 0, modifiers: [String] = [], addon: String? = nil) {
+        let decoded = TextDecoding.decode(bytes)
+        self.symbology = symbology
+        self.bytes = bytes
+        self.text = decoded.text
+        self.charset = decoded.charset
+        self.points = points
+        self.bbox = Box(enclosing: points)
+        self.orientation = orientation
+        self.quality = quality
+        self.modifiers = modifiers
+        self.addon = addon
+    }
+}

@@ -1,0 +1,35 @@
+/// Why an input could not be turned into a grayscale image.
+public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// The file could not be read (errno text).
+    case unreadable(path: String, reason: String)
+    /// The bytes are a known format we do not decode (GIF, WebP, TIFF, ...).
+    case unsupportedFormat(path: String, format: String)
+    /// The bytes are no image format we know.
+    case unknownFormat(path: String)
+    /// The decoding library rejected the data (truncated, corrupt); `reason` is its message.
+    case corrupt(path: String, format: String, reason: String)
+    /// The header's dimensions exceed the pixel limit; nothing was allocated.
+    case tooLarge(path: String, width: Int, height: Int, limit: Int)
+
+    public var path: String {
+        switch self {
+        case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p),
+             .corrupt(let p, _, _), .tooLarge(let p, _, _, _):
+            return p
+        }
+    }
+
+    /// The reason alone, without the path: what an error record's `error` field holds.
+    public var reason: String {
+        switch self {
+        case .unreadable(_, let r): return "cannot read file: \(r)"
+        case .unsupportedFormat(_, let f): return "unsupported image format \(f) (scanlua reads JPEG, PNG and PGM/PPM)"
+        case .unknownFormat: return "not an image: no JPEG, PNG or PNM signature"
+        case .corrupt(_, let f, let r): return "corrupt \(f): \(r)"
+        case .tooLarge(_, let w, let h, let limit):
+            return "image is \(w)x\(h) = \(w * h) pixels, over the limit of \(limit) (see --max-pixels)"
+        }
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}

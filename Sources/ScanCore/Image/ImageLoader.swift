@@ -1,0 +1,77 @@
+import Foundation
+
+/// Turns image bytes into a ``GrayImage``; the format is chosen by magic bytes, never by extension.
+public struct ImageLoader: Sendable {
+    /// Images with more pixels than this are refused from their header, before allocation.
+    public var maxPixels: Int
+
+    public static let defaultMaxPixels = 100_000_000
+
+    public init(maxPixels: Int = ImageLoader.defaultMaxPixels) {
+        self.maxPixels = maxPixels
+    }
+
+    /// Reads and decodes the file at `path`.
+    /// - Throws: ``ImageError`` naming the file and the reason.
+    public func load(path: String) throws(ImageError) -> GrayImage {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path, reason: Self.describe(error))
+        }
+        return try decode(data, name: path)
+    }
+
+    /// Decodes image bytes; `name` is what errors call the input (a path, or "-" for stdin).
+    public func decode(_ data: Data, name: String) throws(ImageError) -> GrayImage {
+        let format = ImageFormat.sniff(data)
+        switch format {
+        case .jpeg: return try JPEGDecoder.decode(data, name: name, maxPixels: maxPixels)
+        case .png: return try PNGDecoder.decode(data, name: name, maxPixels: maxPixels)
+        case .pnm: return try PNMDecoder.decode(data, name: name, maxPixels: maxPixels)
+        case .other(let label): throw .unsupportedFormat(path: name, format: label)
+        case .unknown: throw .unknownFormat(path: name)
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        let ns = error as NSError
+        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        switch ns.code {
+        case NSFileReadNoSuchFileError: return "No such file or directory"
+        case NSFileReadNoPermissionError: return "Permission denied"
+        default: return ns.localizedDescription
+        }
+    }
+}
+
+/// The image formats recognised by their first bytes.
+public enum ImageFormat: Equatable, Sendable {
+    case jpeg, png, pnm
+    /// A format we recognise but do not decode, by name.
+    case other(String)
+    case unknown
+
+    public static func sniff(_ data: Data) -> ImageFormat {
+        let b = [UInt8](data.prefix(12))
+        func starts(_ sig: [UInt8]) -> Bool { b.count >= sig.count && Array(b[0..<sig.count]) == sig }
+        if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if b.count >= 2, b[0] == UInt8(ascii: "P"), [UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "5"),
+                                                      UInt8(ascii: "6")].contains(b[1]) { return .pnm }
+        if b.count >= 2, b[0] == UInt8(ascii: "P"), [UInt8(ascii: "1"), UInt8(ascii: "4"), UInt8(ascii: "7")].contains(b[1]) {
+            return .other("PBM/PAM")
+        }
+        if starts(Array("GIF8".utf8)) { return .other("GIF") }
+        if starts(Array("RIFF".utf8)), b.count >= 12, Array(b[8..<12]) == Array("WEBP".utf8) { return .other("WebP") }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return .other("TIFF") }
+        if starts(Array("BM".utf8)) { return .other("BMP") }
+        if b.count >= 12, Array(b[4..<8]) == Array("ftyp".utf8) { return .other("HEIF/AVIF") }
+        if starts([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return .other("JPEG 2000") }
+        if starts(Array("%PDF".utf8)) { return .other("PDF") }
+        return .unknown
+    }
+}

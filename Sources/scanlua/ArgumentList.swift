@@ -1,0 +1,63 @@
+/// A usage error: printed with the command's usage line, exit 2 (as zbarimg does).
+struct UsageError: Error, CustomStringConvertible {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
+}
+
+/// Command-line arguments being consumed, supporting `--opt value`, `--opt=value` and `--` to end options.
+struct ArgumentList {
+    private var items: [String]
+    private(set) var positionals: [String] = []
+
+    init(_ items: [String]) { self.items = items }
+
+    /// Takes the next option, or returns nil when only positionals remain (collected in `positionals`).
+    mutating func nextOption() -> String? {
+        while let first = items.first {
+            items.removeFirst()
+            if first == "--" {
+                positionals += items
+                items = []
+                return nil
+            }
+            if first.hasPrefix("-"), first != "-" {
+                if first.hasPrefix("--"), let eq = first.firstIndex(of: "=") {
+                    // --opt=value: hand back --opt and leave the value to value(for:).
+                    items.insert(String(first[first.index(after: eq)...]), at: 0)
+                    pendingInlineValue = true
+                    return String(first[..<eq])
+                }
+                pendingInlineValue = false
+                return first
+            }
+            positionals.append(first)
+        }
+        return nil
+    }
+
+    private var pendingInlineValue = false
+
+    /// The value of the option just returned by ``nextOption()``.
+    mutating func value(for option: String) throws(UsageError) -> String {
+        guard let v = items.first, pendingInlineValue || !v.hasPrefix("-") || v == "-" || Double(v) != nil else {
+            throw UsageError("missing value for '\(option)'")
+        }
+        pendingInlineValue = false
+        items.removeFirst()
+        return v
+    }
+
+    /// Rejects `--flag=value` for an option that takes no value.
+    mutating func noValue(for option: String) throws(UsageError) {
+        if pendingInlineValue { throw UsageError("option '\(option)' takes no value") }
+    }
+
+    mutating func intValue(for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        let v = try value(for: option)
+        guard let n = Int(v), range.contains(n) else {
+            throw UsageError("invalid value '\(v)' for '\(option)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return n
+    }
+}

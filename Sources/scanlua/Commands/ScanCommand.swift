@@ -1,0 +1,91 @@
+import Foundation
+import ScanCore
+
+/// `scanlua scan PATH...`: decode every code in image files, directories and stdin.
+enum ScanCommand {
+    static let command = Command(
+        name: "scan",
+        abstract: "Decode every barcode and QR code in images and print one record per symbol.",
+        usage: "scanlua scan [--format ndjson|text] [--raw] [--symbologies LIST] [--max-pixels N] PATH...",
+        details: """
+            ARGUMENTS:
+              PATH                    An image file (JPEG, PNG, PGM/PPM; format read from its bytes),
+                                      a directory (scanned recursively for .jpg .jpeg .png .pgm .ppm .pnm,
+                                      sorted by path), or - for an image on standard input.
+
+            OPTIONS:
+              --format ndjson|text    ndjson (default): one JSON object per symbol on stdout.
+                                      text: zbarimg style, e.g. QR-Code:hello.
+              --raw                   Print only the decoded texts, one per line (like zbarimg --raw).
+              --symbologies LIST      Comma-separated names to decode (default: all but isbn10):
+                                      \(Symbology.zbarNames.joined(separator: ","))
+              --max-pixels N          Refuse images larger than N pixels, from the header (default 100000000).
+              -h, --help              Show help information.
+
+            EXIT STATUS:
+              0 something decoded in every input, 4 nothing found in at least one input,
+              1 an input could not be read (its record says why), 2 usage error.
+            """,
+        run: run)
+
+    static func run(_ args: inout ArgumentList) throws -> Int32 {
+        var format = OutputFormat.ndjson
+        var symbologies = Set(Symbology.defaultNames.map(Symbology.init(rawValue:)))
+        var maxPixels = ImageLoader.defaultMaxPixels
+        while let option = args.nextOption() {
+            switch option {
+            case "--format":
+                let v = try args.value(for: option)
+                guard v == "ndjson" || v == "text" else {
+                    throw UsageError("invalid value '\(v)' for '--format': expected ndjson or text")
+                }
+                format = OutputFormat(rawValue: v)!
+            case "--raw":
+                try args.noValue(for: option)
+                format = .raw
+            case "--symbologies":
+                symbologies = try parseSymbologies(try args.value(for: option))
+            case "--max-pixels":
+                maxPixels = try args.intValue(for: option, in: 1...Int(UInt32.max) * 16)
+            default:
+                throw UsageError("unknown option '\(option)'")
+            }
+        }
+        guard !args.positionals.isEmpty else { throw UsageError("missing PATH: name an image, a directory or -") }
+
+        let inputs = Input.expand(args.positionals)
+        let stdinData = inputs.contains(.stdin) ? FileHandle.standardInput.readDataToEndOfFile() : nil
+        let scanner = ImageScanner(loader: ImageLoader(maxPixels: maxPixels), symbologies: symbologies)
+        let writer = RecordWriter(format: format)
+        var failed = false, empty = inputs.isEmpty
+        if inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
+        scanner.scanAll(inputs, stdinData: stdinData) { result in
+            switch result.outcome {
+            case .failure(let error):
+                failed = true
+                writer.write(ScanRecord(info: result.info, inputError: error.reason))
+            case .success(let symbols):
+                if symbols.isEmpty { empty = true }
+                for symbol in symbols { writer.write(ScanRecord(info: result.info, symbol: symbol)) }
+            }
+        }
+        if let error = writer.finish() {
+            Console.error("scanlua: cannot write output: \(error)\n")
+            return ExitStatus.failure
+        }
+        return failed ? ExitStatus.failure : empty ? ExitStatus.nothingFound : ExitStatus.success
+    }
+
+    static func parseSymbologies(_ list: String) throws(UsageError) -> Set<Symbology> {
+        var set = Set<Symbology>()
+        for name in list.split(separator: ",", omittingEmptySubsequences: true) {
+            let n = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard Symbology.zbarNames.contains(n) else {
+                throw UsageError("unknown symbology '\(n)'; known: \(Symbology.zbarNames.joined(separator: ","))")
+            }
+            set.insert(Symbology(rawValue: n))
+        }
+        guard !set.isEmpty else { throw UsageError("--symbologies needs at least one name") }
+        return set
+    }
+}

@@ -1,0 +1,74 @@
+// scanlua's command line: argument parsing and wiring only; the work is in ScanCore.
+import Foundation
+import ScanCore
+
+let version = "0.1.0"
+
+let commands: [Command] = [ScanCommand.command]
+
+let overview = """
+    OVERVIEW: A Lua-scriptable barcode and QR scanning engine.
+
+    USAGE: scanlua <subcommand> [options]
+
+    OPTIONS:
+      -h, --help              Show help information.
+      --version               Show the version.
+
+    SUBCOMMANDS:
+    \(commands.map { "  " + $0.name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + $0.abstract }.joined(separator: "\n"))
+
+      See 'scanlua help <subcommand>' for detailed help.
+    """
+
+@MainActor func usageFailure(_ message: String, usage: String) -> Int32 {
+    Console.error("Error: \(message)\nUsage: \(usage)\n  See 'scanlua --help'.\n")
+    return ExitStatus.usage
+}
+
+@MainActor func main(_ argv: [String]) -> Int32 {
+    guard let first = argv.first else {
+        Console.error(overview + "\n")
+        return ExitStatus.usage
+    }
+    switch first {
+    case "-h", "--help":
+        Console.write(overview + "\n")
+        return ExitStatus.success
+    case "--version":
+        Console.write("scanlua \(version)" + "\n")
+        return ExitStatus.success
+    case "help":
+        guard argv.count > 1 else { Console.write(overview + "\n"); return ExitStatus.success }
+        guard let command = commands.first(where: { $0.name == argv[1] }) else {
+            return usageFailure("unknown subcommand '\(argv[1])'", usage: "scanlua help <subcommand>")
+        }
+        Console.write(command.help + "\n")
+        return ExitStatus.success
+    default:
+        guard let command = commands.first(where: { $0.name == first }) else {
+            return usageFailure("unknown subcommand '\(first)'", usage: "scanlua <subcommand> [options]")
+        }
+        let rest = Array(argv.dropFirst())
+        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) && !rest.contains("--") {
+            Console.write(command.help + "\n")
+            return ExitStatus.success
+        }
+        var args = ArgumentList(rest)
+        do {
+            return try command.run(&args)
+        } catch let error as UsageError {
+            return usageFailure(error.message, usage: command.usage)
+        } catch {
+            Console.error("scanlua: \(error)\n")
+            return ExitStatus.failure
+        }
+    }
+}
+
+let status = main(Array(CommandLine.arguments.dropFirst()))
+if let error = Console.flush() {
+    Console.error("scanlua: cannot write output: \(error)\n")
+    exit(ExitStatus.failure)
+}
+exit(status)
