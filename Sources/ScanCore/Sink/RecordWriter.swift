@@ -11,7 +11,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 }
 
 /// Writes records to stdout (symbols) and stderr (input errors in text and raw formats).
-/// Output is buffered, so a full disk or closed pipe is detected once, at ``finish()``.
+/// stdout is buffered: the CLI checks ``Console/flush()`` once at exit for a full disk or closed pipe.
 public final class RecordWriter {
     public let format: OutputFormat
 
@@ -36,11 +36,6 @@ public final class RecordWriter {
                 for e in record.errors { Console.error("  error: \(e["message"].map(Self.plain) ?? "")\n") }
             }
         }
-    }
-
-    /// Flushes stdout; returns the error text if anything could not be written (e.g. disk full).
-    public func finish() -> String? {
-        Console.flush()
     }
 
     private static func plain(_ j: JSON) -> String {

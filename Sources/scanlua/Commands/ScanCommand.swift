@@ -69,10 +69,6 @@ enum ScanCommand {
                 for symbol in symbols { writer.write(ScanRecord(info: result.info, symbol: symbol)) }
             }
         }
-        if let error = writer.finish() {
-            Console.error("scanlua: cannot write output: \(error)\n")
-            return ExitStatus.failure
-        }
         return failed ? ExitStatus.failure : empty ? ExitStatus.nothingFound : ExitStatus.success
     }
 

@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+
+final class ScanCommandTests: XCTestCase {
+    func testExamplesGiveTheRightRecords() throws {
+        let r = try CLI.run(["scan", "examples/images"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let records = r.records
+        XCTAssertEqual(records.map { $0["source"] as? String }, [
+            "examples/images/einvoice-pair.jpg", "examples/images/einvoice-pair.jpg",
+            "examples/images/product-ean13.png", "examples/images/url.png",
+        ])
+        let invoiceTexts = Set(records.prefix(2).compactMap { $0["text"] as? String })
+        XCTAssertTrue(invoiceTexts.contains("**口罩:1:210:牛奶:1:25"))
+        XCTAssertEqual(records[2]["symbology"] as? String, "ean13")
+        XCTAssertEqual(records[2]["text"] as? String, "4719512002889")
+        XCTAssertEqual(records[3]["text"] as? String, "http://bank.example@evil.example/login")
+        XCTAssertEqual(records[3]["bytes"] as? String, Data("http://bank.example@evil.example/login".utf8).base64EncodedString())
+        XCTAssertEqual(records[3]["charset"] as? String, "utf-8")
+        let bbox = try XCTUnwrap(records[3]["bbox"] as? [String: Int])
+        XCTAssertEqual(Set(bbox.keys), ["x", "y", "width", "height"])
+        XCTAssertEqual((records[3]["points"] as? [[Int]])?.count, 4)
+        XCTAssertEqual(records[3]["orientation"] as? String, "up")
+        XCTAssertNotNil(records[3]["quality"] as? Int)
+    }
+
+    func testBadFilesGiveErrorRecordsAndGoodFilesStillDecode() throws {
+        let r = try CLI.run(["scan", CLI.fixture("truncated.jpg"), CLI.fixture("qrcode.png"), CLI.fixture("text-named.jpg"),
+                             CLI.fixture("huge-header.png"), "/nonexistent.png", CLI.fixture("gif-unsupported.gif")])
+        XCTAssertEqual(r.status, 1)
+        let records = r.records
+        XCTAssertEqual(records.count, 6)
+        XCTAssertEqual(records[0]["error"] as? String, "corrupt JPEG: premature end of JPEG data (file truncated)")
+        XCTAssertEqual(records[1]["text"] as? String, "https://example.com/scanlua")
+        XCTAssertEqual(records[2]["error"] as? String, "not an image: no JPEG, PNG or PNM signature")
+        XCTAssertEqual(records[3]["error"] as? String,
+                       "image is 200000x200000 = 40000000000 pixels, over the limit of 100000000 (see --max-pixels)")
+        XCTAssertEqual(records[4]["source"] as? String, "/nonexistent.png")
+        XCTAssertEqual(records[4]["error"] as? String, "cannot read file: No such file or directory")
+        XCTAssertEqual(records[5]["error"] as? String, "unsupported image format GIF (scanlua reads JPEG, PNG and PGM/PPM)")
+    }
+
+    func testExitCodesFollowZbarimg() throws {
+        XCTAssertEqual(try CLI.run(["scan", CLI.fixture("qrcode.png")]).status, 0)
+        XCTAssertEqual(try CLI.run(["scan", CLI.fixture("qrcode.png"), CLI.fixture("blank.png")]).status, 4)
+        XCTAssertEqual(try CLI.run(["scan", CLI.fixture("blank.png"), CLI.fixture("truncated.png")]).status, 1)
+        XCTAssertEqual(try CLI.run(["scan"]).status, 2)
+        XCTAssertEqual(try CLI.run(["scan", "--bogus", "x.png"]).status, 2)
+    }
+
+    func testRawAndTextFormats() throws {
+        let raw = try CLI.run(["scan", "--raw", CLI.fixture("qr-big5.png"), CLI.fixture("ean13.png")])
+        XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")
+        let text = try CLI.run(["scan", "--format", "text", CLI.fixture("qrcode.png"), CLI.fixture("ean13.png"), CLI.fixture("truncated.jpg")])
+        XCTAssertEqual(text.stdout, "QR-Code:https://example.com/scanlua\nEAN-13:4719512002889\n")
+        XCTAssertEqual(text.stderr, "scanlua: \(CLI.fixture("truncated.jpg")): corrupt JPEG: premature end of JPEG data (file truncated)\n")
+        XCTAssertEqual(text.status, 1)
+        XCTAssertEqual(try CLI.run(["scan", "--format=text", CLI.fixture("qrcode.png")]).stdout, "QR-Code:https://example.com/scanlua\n")
+    }
+
+    func testStdin() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("qr-sjis.png")))
+        let r = try CLI.run(["scan", "-"], stdin: data)
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.records.first?["source"] as? String, "-")
+        XCTAssertEqual(r.records.first?["text"] as? String, "こんにちは、世界。東京都")
+        XCTAssertEqual(r.records.first?["charset"] as? String, "shift_jis")
+    }
+
+    func testSymbologiesRestrictsAndRejectsUnknownNames() throws {
+        let r = try CLI.run(["scan", "--symbologies", "ean13,code128", CLI.fixture("several.png")])
+        XCTAssertEqual(Set(r.records.compactMap { $0["symbology"] as? String }), ["ean13", "code128"])
+        let bad = try CLI.run(["scan", "--symbologies", "qrcode,datamatrix", CLI.fixture("several.png")])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.hasPrefix("Error: unknown symbology 'datamatrix'; known: qrcode,ean13,"), bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("Usage: scanlua scan"), bad.stderr)
+    }
+
+    func testMaxPixels() throws {
+        let r = try CLI.run(["scan", "--max-pixels", "1000", CLI.fixture("qrcode.png")])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.records.first?["error"] as? String,
+                       "image is 132x132 = 17424 pixels, over the limit of 1000 (see --max-pixels)")
+        let missing = try CLI.run(["scan", "--max-pixels"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.hasPrefix("Error: missing value for '--max-pixels'\nUsage: scanlua scan"), missing.stderr)
+    }
+
+    func testDirectoriesAreWalkedSortedAndFilteredByExtension() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dir-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("b/c"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fm = FileManager.default
+        try fm.copyItem(atPath: CLI.fixture("ean13.png"), toPath: dir.appendingPathComponent("b/c/z.png").path)
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: dir.appendingPathComponent("a.PNG").path)
+        try fm.copyItem(atPath: CLI.fixture("code128.png"), toPath: dir.appendingPathComponent("b/m.png").path)
+        try Data("notes".utf8).write(to: dir.appendingPathComponent("b/readme.txt"))
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: dir.appendingPathComponent(".hidden.png").path)
+        let r = try CLI.run(["scan", "--raw", dir.path])
+        // Sorted by path: a.PNG, b/c/z.png, b/m.png.
+        XCTAssertEqual(r.stdout, "https://example.com/scanlua\n4719512002889\nscanlua-Code128 ok\n")
+        XCTAssertEqual(r.status, 0)
+    }
+
+    func testManyInputsKeepTheirOrder() throws {
+        let names = ["ean13.png", "qrcode.png", "code39.png", "ean8.png", "i25.png", "code93.png", "codabar.png", "upca.png"]
+        let args = ["scan", "--raw"] + (names + names).map(CLI.fixture)
+        let r = try CLI.run(args)
+        let once = ["4719512002889", "https://example.com/scanlua", "10404UZ176908720122", "96385074",
+                    "12345678901231", "CODE93-SCANLUA", "A40156B", "036000291452"]
+        XCTAssertEqual(r.stdout, (once + once).map { $0 + "\n" }.joined())
+    }
+
+    func testFullDiskIsAClearError() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["scan", CLI.fixture("qrcode.png")]
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 1)
+        XCTAssertEqual(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                       "scanlua: cannot write output: No space left on device\n")
+    }
+}
