@@ -121,7 +121,12 @@ int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
         png_image_free(&image);
         return SCANLUA_IMAGE_TOO_LARGE;
     }
-    image.format = PNG_FORMAT_GRAY;
+    /* Color images are read as RGB and turned to gray here, with the weights
+    ** ImageMagick's intensity uses (Rec. 709 on the encoded values), so zbar
+    ** sees the same pixels as under zbarimg; libpng's own RGB-to-gray works in
+    ** linear light and differs by one level, which flips marginal reads. */
+    int color = (image.format & PNG_FORMAT_FLAG_COLOR) != 0;
+    image.format = color ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
     uint8_t *pixels = malloc(PNG_IMAGE_SIZE(image));
     if (pixels == NULL) {
         snprintf(err, errlen, "out of memory for %ux%u pixels", image.width, image.height);
@@ -134,6 +139,13 @@ int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
         png_image_free(&image);
         free(pixels);
         return SCANLUA_IMAGE_CORRUPT;
+    }
+    if (color) {
+        size_t n = (size_t)image.width * image.height;
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *rgb = pixels + 3 * i;
+            pixels[i] = (uint8_t)(0.212656 * rgb[0] + 0.715158 * rgb[1] + 0.072186 * rgb[2] + 0.5);
+        }
     }
     out->pixels = pixels;
     out->width = image.width;

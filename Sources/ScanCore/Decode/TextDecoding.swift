@@ -51,7 +51,8 @@ public enum TextDecoding {
     /// - Big5: frequent hanzi and punctuation (lead 0xA1-0xC6) +2, less frequent (0xC9-0xF9) +0.5.
     /// - GB18030: GB2312 level-1 hanzi (lead 0xB0-0xD7, trail 0xA1-0xFE) +2, GB2312 symbols and level 2 +0.5,
     ///   GBK extension characters -1, four-byte sequences -2.
-    /// - Shift-JIS: kana +3, level-1 kanji +2, symbols +1, level-2 kanji +0.5, half-width katakana -1.
+    /// - Shift-JIS: kana +3, level-1 kanji +2, symbols +1, level-2 kanji +0.5; half-width katakana with a
+    ///   voicing mark (ﾃﾞ) +3, in a run +0.5, alone between ASCII -1 (Big5 lead bytes look like lone ones).
     /// - ISO-8859-1: a letter byte 0xC0-0xFF next to an ASCII letter +1.5, other 0xA0-0xFF +0.25, C1 controls -3.
     /// For the double-byte charsets, a character whose trail byte is an ASCII letter sitting between two
     /// ASCII letters (`Fran\u{E7}ois` read as Big5) scores -3: that is a Latin word, not a hanzi.
@@ -81,7 +82,13 @@ public enum TextDecoding {
                 if sandwiched(i) { total -= 3 }
                 i += 2
             case "shift_jis":
-                if b >= 0xA1 && b <= 0xDF { total -= 1; i += 1; continue }  // half-width katakana
+                if b >= 0xA1 && b <= 0xDF {  // half-width katakana
+                    let isKana = { (j: Int) in j >= 0 && j < n && bytes[j] >= 0xA1 && bytes[j] <= 0xDF }
+                    if b < 0xDE, i + 1 < n, bytes[i + 1] == 0xDE || bytes[i + 1] == 0xDF { total += 3; i += 2; continue }
+                    total += isKana(i - 1) || isKana(i + 1) ? 0.5 : -1
+                    i += 1
+                    continue
+                }
                 guard i + 1 < n else { return total - 3 }
                 if b == 0x82 || b == 0x83 { total += 3 }
                 else if b >= 0x88 && b <= 0x98 { total += 2 }

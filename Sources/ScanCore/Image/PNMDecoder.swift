@@ -61,8 +61,8 @@ enum PNMDecoder {
         for i in 0..<(width * height) {
             let v: Int
             if channels == 3 {
-                // ITU-R BT.601 luma, the weights libjpeg uses for RGB -> gray.
-                v = (299 * samples[3 * i] + 587 * samples[3 * i + 1] + 114 * samples[3 * i + 2]) / 1000
+                // ImageMagick's intensity weights (Rec. 709), as for PNG: zbar sees what zbarimg sees.
+                v = (212_656 * samples[3 * i] + 715_158 * samples[3 * i + 1] + 72_186 * samples[3 * i + 2] + 500_000) / 1_000_000
             } else {
                 v = samples[i]
             }

@@ -17,6 +17,8 @@ final class TextDecodingTests: XCTestCase {
             ("你好世界，简体中文", "GB18030"),
             ("ありがとうございます", "SHIFT_JIS"),
             ("東京都千代田区", "SHIFT_JIS"),
+            ("*ﾃﾞｻﾞｲﾝQR*", "SHIFT_JIS"),  // half-width katakana, as in the corpus's qrcode-2/18
+            ("九五無鉛", "BIG5"),
         ]
         for (text, charset) in cases {
             let decoded = TextDecoding.decode(bytes(text, charset))
