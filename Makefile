@@ -16,7 +16,7 @@ build:
 test:
 	scripts/install-deps test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --disable-swift-testing
 
 fixtures:
 	scripts/install-deps test

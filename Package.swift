@@ -17,8 +17,11 @@ let package = Package(
         // The one C target: what Swift cannot import (setjmp error handling, macros).
         .target(name: "CScanShims", dependencies: ["CJPEG", "CPNG", "CLua"]),
         .target(name: "ScanCore", dependencies: ["CZBar", "CScanShims"]),
-        .executableTarget(name: "scanlua", dependencies: ["ScanCore"]),
+        .target(name: "ScanScript", dependencies: ["ScanCore", "CScanShims"],
+                resources: [.embedInCode("Engine/prelude.lua")]),
+        .executableTarget(name: "scanlua", dependencies: ["ScanCore", "ScanScript"]),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "scanluaTests", dependencies: ["scanlua"]),
     ]
 )

@@ -2,7 +2,7 @@ import XCTest
 @testable import ScanCore
 
 final class TextDecodingTests: XCTestCase {
-    private func bytes(_ text: String, _ charset: String) -> [UInt8] { Iconv.convert(Array(text.utf8), from: "UTF-8", to: charset)! }
+    private func bytes(_ text: String, _ charset: String) -> [UInt8] { try! Iconv.convert(Array(text.utf8), from: "UTF-8", to: charset).get() }
 
     func testValidUTF8IsKept() {
         XCTAssertEqual(TextDecoding.decode(Array("口罩 ok".utf8)).charset, "utf-8")

@@ -1,0 +1,86 @@
+/*
+** $Id: CScanLua.h $
+** What Swift cannot call in Lua 5.4: macros (lua_pop, lua_pcall, lua_tostring,
+** LUA_REGISTRYINDEX, ...), functions that raise (longjmp must never cross a
+** Swift frame), and the allocator and count hook that enforce the sandbox's
+** memory cap and instruction budget. Delete a wrapper when Swift imports the
+** macro it stands for.
+*/
+#ifndef CSCANLUA_H
+#define CSCANLUA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#if LUA_VERSION_NUM != 504
+#error "scanlua's shims are written for Lua 5.4"
+#endif
+
+/* {====================== Macro wrappers ======================} */
+
+static const int scanlua_LUA_REGISTRYINDEX = LUA_REGISTRYINDEX;
+static inline void scanlua_lua_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void scanlua_lua_newtable(lua_State *L) { lua_newtable(L); }
+static inline int scanlua_lua_isnil(lua_State *L, int i) { return lua_isnil(L, i); }
+static inline const char *scanlua_lua_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
+static inline lua_Number scanlua_lua_tonumber(lua_State *L, int i) { return lua_tonumberx(L, i, NULL); }
+static inline lua_Integer scanlua_lua_tointeger(lua_State *L, int i) { return lua_tointegerx(L, i, NULL); }
+static inline void scanlua_lua_insert(lua_State *L, int i) { lua_insert(L, i); }
+static inline void scanlua_lua_remove(lua_State *L, int i) { lua_remove(L, i); }
+
+/* }============================================================ */
+
+/* {====================== Limits ======================} */
+
+/* Per-state accounting, passed to the allocator as its ud. */
+typedef struct scanlua_limits {
+    size_t memory_used;          /* bytes currently allocated by the state */
+    size_t memory_limit;         /* 0 = unlimited */
+    int memory_refused;          /* set when an allocation was refused */
+    int64_t instructions;        /* counted since the budget was armed */
+    int64_t instruction_limit;   /* 0 = unlimited */
+    int armed;                   /* the hook raises only while armed */
+    int tripped;                 /* the budget ran out during this arming */
+} scanlua_limits;
+
+/* A new state whose allocations are counted against limits->memory_limit and
+** whose count hook enforces limits->instruction_limit while armed. */
+lua_State *scanlua_newstate(scanlua_limits *limits);
+
+/* Arms the instruction budget from zero (armed = 1) or disarms it (0). */
+void scanlua_arm_budget(lua_State *L, int armed);
+
+/* }==================================================== */
+
+/* {====================== Protected calls ======================} */
+
+/* lua_pcall with a traceback message handler placed under the function and
+** removed afterwards; stack: -(nargs+1) +nresults on success, +1 (message) on
+** failure. Returns the Lua status. */
+int scanlua_pcall(lua_State *L, int nargs, int nresults);
+
+/* luaL_loadbufferx in text mode only (precompiled chunks are refused). */
+int scanlua_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname);
+
+/* Operations that can raise, run protected: lua_setfield/lua_rawseti into the
+** table at index t with the value on top (popped). Return the Lua status. */
+int scanlua_setfield(lua_State *L, int t, const char *k);
+
+/* }============================================================ */
+
+/* {====================== Swift functions ======================} */
+
+/* A Swift function exposed to Lua. It returns the number of results, or -1
+** after pushing an error message: the C trampoline then raises it, so the
+** longjmp starts and ends in C. */
+typedef int (*scanlua_swift_fn)(lua_State *L, void *context, int64_t id);
+
+/* Pushes a C closure that calls fn(L, context, id). */
+void scanlua_push_swift_function(lua_State *L, scanlua_swift_fn fn, void *context, int64_t id);
+
+/* }============================================================ */
+
+#endif

@@ -1,0 +1,289 @@
+import Foundation
+import ScanCore
+
+/// The limits and permissions of an engine.
+public struct ScriptLimits: Equatable, Sendable {
+    /// Instructions one handler call may run (0 = unlimited). Counted every 1000 instructions.
+    public var instructionLimit: Int = 10_000_000
+    /// Bytes the whole Lua state may allocate (0 = unlimited).
+    public var memoryLimit: Int = 256 << 20
+    /// A handler that fails this many times in a row is disabled.
+    public var maxFailures: Int = 5
+    /// Scripts get the full standard library (io, os, debug, ...) instead of the sandbox.
+    public var trust: Bool = false
+
+    public init() {}
+}
+
+/// Embedded Lua: the `scan` API, the sandbox, and the dispatch of events to parsers and rules.
+///
+/// Owns one Lua state. Not thread-safe: decode in parallel, run one engine on one thread.
+public final class ScriptEngine {
+    let lua: LuaState
+    /// Directories `require` searches, in order; `io.open` may read below them and the working directory.
+    public private(set) var modulePaths: [String]
+    /// Whether the config left the shipped handler library on (`scan.options { default_scripts = false }`).
+    public private(set) var defaultScriptsEnabled = true
+    public private(set) var limits: ScriptLimits
+
+    private var env: Int32 = 0, dispatchRef: Int32 = 0, trustRef: Int32 = 0
+    private var installTestsRef: Int32 = 0, runTestsRef: Int32 = 0
+    private var trusted = false
+    /// Where `print`, `ctx.log` and handler warnings go.
+    public var log: (String) -> Void = { Console.error($0) }
+
+    public init(limits: ScriptLimits = ScriptLimits(), modulePaths: [String] = []) throws(ScriptError) {
+        self.limits = limits
+        self.modulePaths = modulePaths
+        lua = LuaState(memoryLimit: limits.memoryLimit, instructionLimit: limits.instructionLimit)
+        try lua.withoutMemoryLimit { () throws(ScriptError) in
+            try lua.load(PackageResources.prelude_lua, chunkName: "=prelude")
+            lua.push(hostTable())
+            try lua.call(nargs: 1, nresults: 1)
+            for (key, slot) in [("env", \ScriptEngine.env), ("dispatch", \.dispatchRef), ("trust", \.trustRef),
+                                ("install_test_api", \.installTestsRef), ("run_tests", \.runTestsRef)] {
+                lua.rawField(-1, key)
+                self[keyPath: slot] = lua.ref()
+            }
+            lua.pop()
+        }
+        if limits.trust { try enableTrust() }
+    }
+
+    // MARK: Loading
+
+    /// Runs a script file in the sandbox under the instruction budget.
+    /// - Throws: ``ScriptError/load`` for a syntax error (`file:line: message`), ``ScriptError/runtime`` when it raises.
+    public func run(file path: String) throws(ScriptError) {
+        let source: [UInt8]
+        do { source = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
+            throw .file("\(path): cannot read script: \(Self.reason(error))")
+        }
+        let dir = (path as NSString).deletingLastPathComponent
+        addModulePath(dir.isEmpty ? "." : dir)
+        try run(source: source, chunkName: "@" + path)
+    }
+
+    /// Runs Lua source in the sandbox; `chunkName` is `@path` for files or `=name`.
+    public func run(source: [UInt8], chunkName: String) throws(ScriptError) {
+        try lua.withoutMemoryLimit { () throws(ScriptError) in try lua.load(source, chunkName: chunkName) }
+        lua.push(.ref(env))
+        _ = lua.setUpvalueEnv(-2)
+        lua.armBudget(true)
+        defer { lua.armBudget(false) }
+        try lua.call(nargs: 0, nresults: 0)
+    }
+
+    /// Adds a directory to the front of the `require` search path (user directories win over shipped ones).
+    public func addModulePath(_ dir: String) {
+        if !modulePaths.contains(dir) { modulePaths.insert(dir, at: 0) }
+    }
+
+    /// Adds a directory to the end of the search path (for the shipped scripts).
+    public func appendModulePath(_ dir: String) {
+        if !modulePaths.contains(dir) { modulePaths.append(dir) }
+    }
+
+    /// Runs a module through `require` (so it is loaded once), e.g. the shipped `default`.
+    public func require(_ module: String) throws(ScriptError) {
+        try run(source: Array("require '\(module)'".utf8), chunkName: "=require")
+    }
+
+    private func enableTrust() throws(ScriptError) {
+        guard !trusted else { return }
+        trusted = true
+        limits.trust = true
+        lua.push(.ref(trustRef))
+        try lua.call(nargs: 0, nresults: 0)
+    }
+
+    // MARK: Events
+
+    /// Pushes one event through the parsers and rules. Never throws: script errors are in the result.
+    public func process(_ event: ScanEvent) -> ScriptResult {
+        let base = lua.top
+        defer { lua.setTop(base) }
+        lua.push(.ref(dispatchRef))
+        lua.push(LuaState.eventValue(event.symbol, info: event.info, siblings: event.siblings))
+        do {
+            try lua.call(nargs: 1, nresults: 1)
+            return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult() }
+        } catch {
+            // The dispatcher itself failed (memory exhausted between handlers, a payload that is not JSON).
+            return ScriptResult(payload: .object([("type", .string("raw"))]), parser: nil, actions: [], emitted: [],
+                                errors: [.object([("message", .string("scanlua: " + error.message))])])
+        }
+    }
+
+    private func readResult() throws(ScriptError) -> ScriptResult {
+        func list(_ key: String) throws(ScriptError) -> [JSON] {
+            lua.rawField(-1, key)
+            defer { lua.pop() }
+            if case .array(let items) = try lua.json(at: -1) { return items }
+            return []
+        }
+        lua.rawField(-1, "payload")
+        let payload = try lua.json(at: -1)
+        lua.pop()
+        lua.rawField(-1, "parser")
+        let parser = lua.string(at: -1)
+        lua.pop()
+        return ScriptResult(payload: payload, parser: parser, actions: try list("actions"),
+                            emitted: try list("emitted"), errors: try list("errors"))
+    }
+
+    // MARK: Tests
+
+    /// One `it` of a test file.
+    public struct TestResult: Equatable {
+        public var name: String
+        public var passed: Bool
+        public var message: String?
+    }
+
+    /// Defines `describe`, `it` and `expect` for test files.
+    public func installTestAPI() throws(ScriptError) {
+        lua.push(.ref(installTestsRef))
+        try lua.call(nargs: 0, nresults: 0)
+    }
+
+    /// Runs the tests the loaded test files defined, in order.
+    public func runTests() throws(ScriptError) -> [TestResult] {
+        let base = lua.top
+        defer { lua.setTop(base) }
+        lua.push(.ref(runTestsRef))
+        try lua.call(nargs: 0, nresults: 1)
+        var results: [TestResult] = []
+        let n = lua.rawLength(-1)
+        for i in 1...max(n, 1) where n > 0 {
+            lua.rawIndex(-1, i)
+            lua.rawField(-1, "name")
+            let name = lua.string(at: -1) ?? "?"
+            lua.pop()
+            lua.rawField(-1, "ok")
+            let ok = lua.bool(at: -1)
+            lua.pop()
+            lua.rawField(-1, "message")
+            let message = lua.string(at: -1)
+            lua.pop(2)
+            results.append(TestResult(name: name, passed: ok, message: message))
+        }
+        return results
+    }
+
+    // MARK: Host functions
+
+    private func hostTable() -> LuaValue {
+        .table([
+            ("arm", .function { [unowned self] L in lua.armBudget(L.bool(at: 1)); return 0 }),
+            ("tripped", .function { L in L.push(.bool(L.budgetTripped)); return 1 }),
+            ("memory_refused", .function { L in L.push(.bool(L.memoryRefused)); return 1 }),
+            ("max_failures", .function { [unowned self] L in L.push(.int(limits.maxFailures)); return 1 }),
+            ("memory_limit_text", .function { L in L.push(.string("\(L.memoryLimit >> 20) MiB")); return 1 }),
+            ("log", .function { [unowned self] L throws(ScriptError) in
+                let level = L.string(at: 1) ?? "info"
+                let message = L.string(at: 2) ?? ""
+                log(level == "print" ? message + "\n" : "scanlua: \(level): \(message)\n")
+                return 0
+            }),
+            ("set_option", .function { [unowned self] L throws(ScriptError) in
+                try setOption(L.string(at: 1) ?? "", L)
+                return 0
+            }),
+            ("find_module", .function { [unowned self] L throws(ScriptError) in
+                let name = String(decoding: try L.checkString(1, "require"), as: UTF8.self)
+                let (path, tried) = findModule(name)
+                if let path { L.push(.string(path)); return 1 }
+                L.push(.nil)
+                L.push(.string(tried))
+                return 2
+            }),
+            ("read_file", .function { L throws(ScriptError) in
+                let path = String(decoding: try L.checkString(1, "read_file"), as: UTF8.self)
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    L.push(.nil)
+                    L.push(.string("\(path): cannot read module"))
+                    return 2
+                }
+                L.push(.bytes(Array(data)))
+                return 1
+            }),
+            ("path_allowed", .function { [unowned self] L throws(ScriptError) in
+                let path = String(decoding: try L.checkString(1, "io.open"), as: UTF8.self)
+                L.push(.bool(isReadable(path)))
+                return 1
+            }),
+            ("make_event", .function { L throws(ScriptError) in
+                let symbology = String(decoding: try L.checkString(1, "scan.simulate"), as: UTF8.self)
+                let bytes = try L.checkString(2, "scan.simulate")
+                let source = L.string(at: 3) ?? "simulate"
+                let symbol = Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes)
+                L.push(LuaState.eventValue(symbol, info: FrameInfo(source: source), siblings: []))
+                return 1
+            }),
+            ("codec", Codec.module()),
+        ])
+    }
+
+    private func setOption(_ key: String, _ L: LuaState) throws(ScriptError) {
+        switch key {
+        case "instruction_limit":
+            limits.instructionLimit = L.integer(at: 2) ?? limits.instructionLimit
+            L.instructionLimit = limits.instructionLimit
+        case "memory_limit":
+            limits.memoryLimit = L.integer(at: 2) ?? limits.memoryLimit
+            L.memoryLimit = limits.memoryLimit
+        case "max_failures": limits.maxFailures = L.integer(at: 2) ?? limits.maxFailures
+        case "default_scripts": defaultScriptsEnabled = L.bool(at: 2)
+        case "trust":
+            // Turning trust on takes effect for the scripts loaded after the config.
+            if L.bool(at: 2) { pendingTrust = true }
+        default: throw .argument("scan.options: unknown option '\(key)'")
+        }
+    }
+
+    private var pendingTrust = false
+
+    /// Applies `scan.options { trust = true }` from a config once the config has finished loading.
+    public func applyPendingOptions() throws(ScriptError) {
+        if pendingTrust { try enableTrust() }
+    }
+
+    func findModule(_ name: String) -> (String?, String) {
+        let rel = name.replacingOccurrences(of: ".", with: "/")
+        var tried = ""
+        for dir in modulePaths {
+            for candidate in ["\(dir)/\(rel).lua", "\(dir)/\(rel)/init.lua", "\(dir)/lib/\(rel).lua"] {
+                if FileManager.default.fileExists(atPath: candidate) { return (Self.display(candidate), tried) }
+                tried += "\n\tno file '\(candidate)'"
+            }
+        }
+        return (nil, tried)
+    }
+
+    private func isReadable(_ path: String) -> Bool {
+        if trusted { return true }
+        let resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        let roots = [FileManager.default.currentDirectoryPath] + modulePaths
+        return roots.contains { root in
+            let r = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
+            return resolved == r || resolved.hasPrefix(r.hasSuffix("/") ? r : r + "/")
+        }
+    }
+
+    /// A path relative to the working directory when it is below it: what tracebacks show.
+    static func display(_ path: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
+    }
+
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let u = ns.userInfo[NSUnderlyingErrorKey] as? NSError, u.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(u.code)))
+        }
+        return ns.code == NSFileReadNoSuchFileError ? "No such file or directory" : ns.localizedDescription
+    }
+}
+
+@available(*, unavailable) extension ScriptEngine: Sendable {}

@@ -1,0 +1,507 @@
+-- scanlua prelude: the `scan` module, dispatch, sandbox and test API.
+-- Runs once per engine, in the full environment, before any user script; it
+-- receives the host's Swift functions and returns the table the host calls.
+local host = ...
+
+local traceback, getinfo = debug.traceback, debug.getinfo
+local raw_pcall, raw_xpcall = pcall, xpcall
+local type, pairs, ipairs, next, tostring, error, select = type, pairs, ipairs, next, tostring, error, select
+local setmetatable, rawget, rawset, rawequal, rawlen = setmetatable, rawget, rawset, rawequal, rawlen
+local sfind, sformat, tsort, tconcat = string.find, string.format, table.sort, table.concat
+
+local parsers, rules = {}, {}
+local parser_names, rule_names = {}, {}
+
+-- {====================== Read-only views ======================
+
+local views = setmetatable({}, { __mode = "k" })  -- original -> its read-only view
+
+local function readonly_error() error("scan event and payload are read-only", 2) end
+
+local function freeze(t)
+  if type(t) ~= "table" then return t end
+  local view = views[t]
+  if view then return view end
+  view = setmetatable({}, {
+    __index = function(_, k) return freeze(t[k]) end,
+    __newindex = readonly_error,
+    __len = function() return #t end,
+    __pairs = function()
+      return function(_, k)
+        local nk, nv = next(t, k)
+        return nk, freeze(nv)
+      end, view, nil
+    end,
+    __metatable = "read-only",
+  })
+  views[t] = view
+  return view
+end
+
+-- }==============================================================
+
+-- {====================== Registration ======================
+
+local function where(fn)
+  local info = getinfo(fn, "S")
+  return info.short_src .. ":" .. info.linedefined
+end
+
+local function spec_error(api, msg) error(api .. ": " .. msg, 3) end
+
+local function string_set(api, field, v)
+  if v == nil then return nil end
+  if type(v) == "string" then v = { v } end
+  if type(v) ~= "table" then spec_error(api, "'" .. field .. "' must be a string or a list of strings") end
+  local set = {}
+  for _, s in ipairs(v) do
+    if type(s) ~= "string" then spec_error(api, "'" .. field .. "' must be a string or a list of strings") end
+    set[s] = true
+  end
+  return set
+end
+
+local function check_common(api, spec, names)
+  if type(spec) ~= "table" then spec_error(api, "expected a table, got " .. type(spec)) end
+  if type(spec.name) ~= "string" or spec.name == "" then spec_error(api, "'name' must be a non-empty string") end
+  if names[spec.name] then spec_error(api, "a handler named '" .. spec.name .. "' is already registered") end
+  if spec.when ~= nil and type(spec.when) ~= "function" then spec_error(api, "'when' must be a function") end
+end
+
+local scan = {}
+
+--- Registers a parser: symbol -> payload. See docs/lua-api.md.
+function scan.parser(spec)
+  check_common("scan.parser", spec, parser_names)
+  if type(spec.parse) ~= "function" then spec_error("scan.parser", "'parse' must be a function") end
+  if spec.match ~= nil then
+    if type(spec.match) ~= "string" then spec_error("scan.parser", "'match' must be a Lua pattern string") end
+    local ok, err = raw_pcall(sfind, "", spec.match)
+    if not ok then spec_error("scan.parser", "bad 'match' pattern: " .. tostring(err)) end
+  end
+  if spec.priority ~= nil and type(spec.priority) ~= "number" then spec_error("scan.parser", "'priority' must be a number") end
+  local p = {
+    kind = "parser", name = spec.name, parse = spec.parse, when = spec.when, match = spec.match,
+    symbologies = string_set("scan.parser", "symbologies", spec.symbologies),
+    priority = spec.priority or 0, order = #parsers + 1, where = where(spec.parse), failures = 0,
+  }
+  parsers[#parsers + 1] = p
+  parser_names[p.name] = true
+  -- Keyed parsers (with symbologies) first, then heuristics; higher priority first; then registration order.
+  tsort(parsers, function(a, b)
+    local ka, kb = a.symbologies and 0 or 1, b.symbologies and 0 or 1
+    if ka ~= kb then return ka < kb end
+    if a.priority ~= b.priority then return a.priority > b.priority end
+    return a.order < b.order
+  end)
+  return spec.name
+end
+
+--- Registers a rule: payload -> actions. See docs/lua-api.md.
+function scan.rule(spec)
+  check_common("scan.rule", spec, rule_names)
+  if type(spec.run) ~= "function" then spec_error("scan.rule", "'run' must be a function") end
+  local on = spec.on
+  if on == "*" then on = nil end
+  local r = {
+    kind = "rule", name = spec.name, run = spec.run, when = spec.when,
+    on = string_set("scan.rule", "on", on), where = where(spec.run), failures = 0,
+  }
+  rules[#rules + 1] = r
+  rule_names[r.name] = true
+  return spec.name
+end
+
+local known_options = {
+  instruction_limit = "number", memory_limit = "number", max_failures = "number",
+  trust = "boolean", default_scripts = "boolean",
+}
+
+--- Sets engine options from a config: scan.options { instruction_limit = 1e7, ... }.
+function scan.options(t)
+  if type(t) ~= "table" then spec_error("scan.options", "expected a table") end
+  for k, v in pairs(t) do
+    if not known_options[k] then spec_error("scan.options", "unknown option '" .. tostring(k) .. "'") end
+    if type(v) ~= known_options[k] then spec_error("scan.options", "'" .. k .. "' must be a " .. known_options[k]) end
+    host.set_option(k, v)
+  end
+end
+
+--- Lists what is registered (for tools and tests): { parsers = {names...}, rules = {names...} }.
+function scan.handlers()
+  local ps, rs = {}, {}
+  for i, p in ipairs(parsers) do ps[i] = p.name end
+  for i, r in ipairs(rules) do rs[i] = r.name end
+  return { parsers = ps, rules = rs }
+end
+
+-- }==============================================================
+
+-- {====================== Dispatch ======================
+
+local memory_message = "not enough memory"
+
+local function handler_error(h, msg)
+  local text = type(msg) == "string" and msg or tostring(msg)
+  local message, trace = text:match("^(.-)\n(stack traceback:.*)$")
+  message = message or text
+  if text == memory_message or host.memory_refused() then
+    -- Lua raises memory errors without calling the message handler, so there is no
+    -- traceback: name where the handler was defined instead.
+    message = h.where .. ": memory limit exceeded (" .. host.memory_limit_text() .. ")"
+    trace = nil
+  end
+  h.failures = h.failures + 1
+  local err = { [h.kind] = h.name, message = message, traceback = trace }
+  if h.failures >= host.max_failures() and not h.disabled then
+    h.disabled = true
+    host.log("warn", sformat("%s '%s' (%s) disabled after %d failures in a row; last: %s",
+      h.kind, h.name, h.where, h.failures, message))
+  end
+  return err
+end
+
+local function add_traceback(e)
+  if type(e) == "string" then return traceback(e, 2) end
+  return e
+end
+
+-- Calls fn(...) under the instruction budget. Returns true, result or false, error record.
+local function call(h, fn, a, b)
+  host.arm(true)
+  local ok, res = raw_xpcall(fn, add_traceback, a, b)
+  host.arm(false)
+  if ok then
+    h.failures = 0
+    return true, res
+  end
+  return false, handler_error(h, res)
+end
+
+local function is_action(a) return type(a) == "table" and type(rawget(a, "type")) == "string" end
+
+local host_action_types = { append = true, stop = true }
+
+local function add_action(record, rule, a)
+  if not is_action(a) then
+    record.errors[#record.errors + 1] = { rule = rule.name,
+      message = rule.where .. ": an action must be a table with a string 'type', got " .. type(a) }
+    return
+  end
+  if not host_action_types[a.type] then
+    record.errors[#record.errors + 1] = { rule = rule.name,
+      message = rule.where .. ": unknown action type '" .. a.type .. "' (known: append, stop)" }
+    return
+  end
+  local copy = {}
+  for k, v in pairs(a) do copy[k] = v end
+  copy.rule = rule.name
+  record.actions[#record.actions + 1] = copy
+end
+
+local function dispatch(raw)
+  local ev = freeze(raw)
+  local record = { errors = {}, actions = {}, emitted = {} }
+  local text, symbology = raw.text, raw.symbology
+  local payload
+  for _, p in ipairs(parsers) do
+    if not p.disabled and (not p.symbologies or p.symbologies[symbology])
+        and (not p.match or sfind(text, p.match)) then
+      local ok, res = true, true
+      if p.when then ok, res = call(p, p.when, ev) end
+      if not ok then
+        record.errors[#record.errors + 1] = res
+      elseif res then
+        ok, res = call(p, p.parse, ev)
+        if not ok then
+          record.errors[#record.errors + 1] = res
+        elseif res ~= nil then
+          if type(res) ~= "table" then
+            record.errors[#record.errors + 1] = { parser = p.name,
+              message = p.where .. ": parse must return a table or nil, got " .. type(res) }
+          else
+            if res.type == nil then res.type = p.name end
+            payload = res
+            record.parser = p.name
+            break
+          end
+        end
+      end
+    end
+  end
+  payload = payload or { type = "raw" }
+  record.payload = payload
+  local view = freeze(payload)
+  local ptype = payload.type
+  for _, r in ipairs(rules) do
+    if not r.disabled and (not r.on or r.on[ptype]) then
+      local ok, res = true, true
+      if r.when then ok, res = call(r, r.when, view, ev) end
+      if not ok then
+        record.errors[#record.errors + 1] = res
+      elseif res then
+        local ctx = {
+          rule = r.name,
+          event = ev,
+          emit = function(t)
+            if type(t) ~= "table" then error("ctx.emit: expected a table, got " .. type(t), 2) end
+            local copy = {}
+            for k, v in pairs(t) do copy[k] = v end
+            copy.rule = r.name
+            record.emitted[#record.emitted + 1] = copy
+          end,
+          log = function(level, msg)
+            if level ~= "debug" and level ~= "info" and level ~= "warn" and level ~= "error" then
+              error("ctx.log: level must be debug, info, warn or error", 2)
+            end
+            host.log(level, "rule '" .. r.name .. "': " .. tostring(msg))
+          end,
+        }
+        ok, res = call(r, r.run, view, ctx)
+        if not ok then
+          record.errors[#record.errors + 1] = res
+        elseif res ~= nil then
+          if is_action(res) or type(res) ~= "table" then
+            add_action(record, r, res)
+          else
+            for _, a in ipairs(res) do add_action(record, r, a) end
+          end
+        end
+      end
+    end
+  end
+  return record
+end
+
+-- }==============================================================
+
+-- {====================== Sandbox ======================
+
+-- A pcall that cannot swallow the instruction budget or the memory cap: once either
+-- fired, the error goes on up to the handler's own protected call.
+local function rethrow_fatal(ok, ...)
+  if not ok and (host.tripped() or host.memory_refused()) then error((...), 0) end
+  return ok, ...
+end
+local function safe_pcall(f, ...) return rethrow_fatal(raw_pcall(f, ...)) end
+local function safe_xpcall(f, msgh, ...) return rethrow_fatal(raw_xpcall(f, msgh, ...)) end
+
+local function copy_fields(src, names)
+  local t = {}
+  for _, n in ipairs(names) do t[n] = src[n] end
+  return t
+end
+
+local function deep_copy_lib(lib)
+  local t = {}
+  for k, v in pairs(lib) do t[k] = v end
+  return t
+end
+
+local env = {}  -- the globals every user chunk sees
+local full = _G
+
+local function stderr_print(...)
+  local n = select("#", ...)
+  local parts = {}
+  for i = 1, n do parts[i] = tostring((select(i, ...))) end
+  host.log("print", tconcat(parts, "\t"))
+end
+
+local function sandbox_load(chunk, name, mode, e)
+  if mode ~= nil and mode ~= "t" then return nil, "load: only text chunks are allowed" end
+  return load(chunk, name, "t", e == nil and env or e)
+end
+
+local function fill_sandbox()
+  for _, n in ipairs { "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+      "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type", "_VERSION" } do
+    env[n] = full[n]
+  end
+  env.pcall, env.xpcall = safe_pcall, safe_xpcall
+  env.print = stderr_print
+  env.load = sandbox_load
+  env.string = deep_copy_lib(string)
+  env.string.dump = nil
+  env.table = deep_copy_lib(table)
+  env.math = deep_copy_lib(math)
+  env.utf8 = deep_copy_lib(utf8)
+  env.coroutine = deep_copy_lib(coroutine)
+  env.os = copy_fields(os, { "time", "clock", "date", "difftime" })
+  env.io = {
+    -- Reading files under the working directory and the script directories; writing goes through actions.
+    open = function(path, mode)
+      if type(path) ~= "string" then error("bad argument #1 to 'open' (string expected, got " .. type(path) .. ")", 2) end
+      mode = mode or "r"
+      if mode ~= "r" and mode ~= "rb" then return nil, path .. ": only reading is allowed in the sandbox (mode 'r')" end
+      if not host.path_allowed(path) then
+        return nil, path .. ": outside the directories scripts may read (the working directory and script directories)"
+      end
+      return io.open(path, mode)
+    end,
+  }
+  env.collectgarbage = function(opt)
+    if opt == nil or opt == "count" or opt == "collect" or opt == "step" then return collectgarbage(opt) end
+    error("collectgarbage: option '" .. tostring(opt) .. "' is not available in the sandbox", 2)
+  end
+  env._G = env
+end
+
+-- Trusted scripts (--trust, or scan.options { trust = true }) see the full standard library.
+local function trust()
+  for k, v in pairs(full) do
+    if k ~= "_G" and k ~= "require" and k ~= "print" then env[k] = v end
+  end
+  env.io = io
+  env.os = os
+  env.debug = debug
+  env.print = stderr_print  -- stdout carries records
+end
+
+fill_sandbox()
+
+-- }==============================================================
+
+-- {====================== Modules ======================
+
+local loaded = { scan = scan, codec = host.codec }
+local loading = {}
+
+local function require_module(name)
+  if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2) end
+  local m = loaded[name]
+  if m ~= nil then return m end
+  if loading[name] then error("require: loop while loading module '" .. name .. "'", 2) end
+  local path, tried = host.find_module(name)
+  if not path then error("module '" .. name .. "' not found:" .. tried, 2) end
+  local src, rerr = host.read_file(path)
+  if not src then error(rerr, 0) end
+  local fn, err = load(src, "@" .. path, "t", env)
+  if not fn then error(err, 0) end
+  loading[name] = true
+  local ok, res = raw_pcall(fn, name, path)
+  loading[name] = nil
+  if not ok then error(res, 0) end
+  if res == nil then res = true end
+  loaded[name] = res
+  return res
+end
+env.require = require_module
+
+-- }==============================================================
+
+-- {====================== Simulate and tests ======================
+
+local function raw_event(spec, api)
+  if type(spec) ~= "table" then error(api .. ": expected a table", 3) end
+  local bytes = spec.bytes or spec.text
+  if type(bytes) ~= "string" then error(api .. ": needs 'text' or 'bytes' (a string)", 3) end
+  local ev = host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate")
+  if spec.siblings then
+    local sibs = {}
+    for i, s in ipairs(spec.siblings) do
+      local sb = s.bytes or s.text
+      sibs[i] = host.make_event(s.symbology or "qrcode", sb, spec.source or "simulate")
+    end
+    ev.siblings = sibs
+  end
+  return ev
+end
+
+--- Pushes a symbol through the registered parsers and rules and returns its record:
+--- { payload = ..., parser = name?, actions = {...}, emitted = {...}, errors = {...} }.
+function scan.simulate(spec)
+  return dispatch(raw_event(spec, "scan.simulate"))
+end
+
+local tests = {}
+local current = {}
+
+local function deep_equal(a, b, seen)
+  if rawequal(a, b) then return true end
+  if type(a) ~= "table" or type(b) ~= "table" then return false end
+  seen = seen or {}
+  if seen[a] == b then return true end
+  seen[a] = b
+  for k, v in pairs(a) do if not deep_equal(v, b[k], seen) then return false end end
+  for k in pairs(b) do if a[k] == nil then return false end end
+  return true
+end
+
+local function show(v)
+  local ok, inspect = raw_pcall(require_module, "inspect")
+  if ok then return inspect(v) end
+  return type(v) == "string" and sformat("%q", v) or tostring(v)
+end
+
+local function fail(msg) error(msg, 3) end
+
+local function expect(actual)
+  local e = {}
+  function e.to_equal(expected)
+    if not deep_equal(actual, expected) then fail("expected " .. show(expected) .. ", got " .. show(actual)) end
+  end
+  function e.to_be(expected)
+    if not rawequal(actual, expected) then fail("expected " .. show(expected) .. ", got " .. show(actual)) end
+  end
+  function e.to_be_nil() if actual ~= nil then fail("expected nil, got " .. show(actual)) end end
+  function e.to_be_truthy() if not actual then fail("expected a truthy value, got " .. show(actual)) end end
+  function e.to_be_falsy() if actual then fail("expected a falsy value, got " .. show(actual)) end end
+  function e.to_contain(x)
+    if type(actual) == "string" then
+      if not actual:find(x, 1, true) then fail("expected " .. show(actual) .. " to contain " .. show(x)) end
+    elseif type(actual) == "table" then
+      for _, v in pairs(actual) do if deep_equal(v, x) then return end end
+      fail("expected " .. show(actual) .. " to contain " .. show(x))
+    else
+      fail("to_contain needs a string or a table, got " .. type(actual))
+    end
+  end
+  function e.to_match(pattern)
+    if type(actual) ~= "string" or not actual:find(pattern) then
+      fail("expected " .. show(actual) .. " to match " .. show(pattern))
+    end
+  end
+  function e.to_fail(pattern)
+    if type(actual) ~= "function" then fail("to_fail needs a function, got " .. type(actual)) end
+    local ok, err = raw_pcall(actual)
+    if ok then fail("expected the function to raise an error") end
+    if pattern and not tostring(err):find(pattern) then
+      fail("expected an error matching " .. show(pattern) .. ", got " .. show(tostring(err)))
+    end
+  end
+  return e
+end
+
+local function describe(name, fn)
+  current[#current + 1] = name
+  fn()
+  current[#current] = nil
+end
+
+local function it(name, fn)
+  local path = tconcat(current, " > ")
+  tests[#tests + 1] = { name = (path ~= "" and path .. " > " or "") .. name, fn = fn }
+end
+
+local function run_tests()
+  local results = {}
+  for i, t in ipairs(tests) do
+    local ok, err = raw_xpcall(t.fn, function(e) return tostring(e) end)
+    results[i] = { name = t.name, ok = ok, message = not ok and err or nil }
+  end
+  return results
+end
+
+-- }==============================================================
+
+return {
+  env = env,
+  dispatch = dispatch,
+  trust = trust,
+  require = require_module,
+  install_test_api = function()
+    env.describe, env.it, env.expect = describe, it, expect
+  end,
+  run_tests = run_tests,
+}

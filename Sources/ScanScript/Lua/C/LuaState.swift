@@ -1,0 +1,266 @@
+// The only Swift files that call the Lua C API are in this folder. `lua_State` is not
+// thread-safe: a LuaState is used on one thread at a time.
+internal import CScanShims
+import Foundation
+import ScanCore
+
+/// A Lua value that Swift can push.
+enum LuaValue {
+    case `nil`
+    case bool(Bool)
+    case int(Int)
+    case number(Double)
+    case string(String)
+    case bytes([UInt8])
+    /// A table from a list of values (keys 1...n).
+    case list([LuaValue])
+    /// A table from fields.
+    case table([(String, LuaValue)])
+    /// A Swift function (see ``LuaState/function(_:)``), pushed as a C closure.
+    case function(LuaState.SwiftFunction)
+    /// The value held in the registry under this reference.
+    case ref(Int32)
+}
+
+/// Owns one `lua_State` (closed in deinit) with its memory and instruction accounting.
+final class LuaState {
+    typealias SwiftFunction = (LuaState) throws(ScriptError) -> Int32
+
+    let L: OpaquePointer
+    private let limits: UnsafeMutablePointer<scanlua_limits>
+    private var functions: [SwiftFunction] = []
+
+    /// - Parameters: memoryLimit in bytes (0 = none), instructionLimit per armed call (0 = none).
+    init(memoryLimit: Int, instructionLimit: Int) {
+        limits = .allocate(capacity: 1)
+        limits.initialize(to: scanlua_limits())
+        guard let state = scanlua_newstate(limits) else { preconditionFailure("lua_newstate failed") }
+        L = state
+        luaL_openlibs(L)
+        limits.pointee.memory_limit = memoryLimit
+        limits.pointee.instruction_limit = Int64(instructionLimit)
+    }
+
+    deinit {
+        lua_close(L)
+        limits.deallocate()
+    }
+
+    var memoryLimit: Int {
+        get { limits.pointee.memory_limit }
+        set { limits.pointee.memory_limit = newValue }
+    }
+    var instructionLimit: Int {
+        get { Int(limits.pointee.instruction_limit) }
+        set { limits.pointee.instruction_limit = Int64(newValue) }
+    }
+    var memoryUsed: Int { limits.pointee.memory_used }
+    var budgetTripped: Bool { limits.pointee.tripped != 0 }
+    var memoryRefused: Bool { limits.pointee.memory_refused != 0 }
+
+    /// Arms (from zero) or disarms the instruction budget; clears the memory-refused flag when arming.
+    func armBudget(_ armed: Bool) {
+        if armed { limits.pointee.memory_refused = 0 }
+        scanlua_arm_budget(L, armed ? 1 : 0)
+    }
+
+    /// Runs `body` with the memory cap lifted, for host-side pushes: a refused allocation
+    /// there would raise a Lua error through Swift frames.
+    func withoutMemoryLimit<T>(_ body: () throws(ScriptError) -> T) throws(ScriptError) -> T {
+        let saved = limits.pointee.memory_limit
+        limits.pointee.memory_limit = 0
+        defer { limits.pointee.memory_limit = saved }
+        return try body()
+    }
+
+    var top: Int32 { lua_gettop(L) }
+    func pop(_ n: Int32 = 1) { scanlua_lua_pop(L, n) }
+    func setTop(_ n: Int32) { lua_settop(L, n) }
+
+    // MARK: Pushing
+
+    func push(_ value: LuaValue) {
+        switch value {
+        case .nil: lua_pushnil(L)
+        case .bool(let b): lua_pushboolean(L, b ? 1 : 0)
+        case .int(let i): lua_pushinteger(L, lua_Integer(i))
+        case .number(let d): lua_pushnumber(L, d)
+        case .string(let s):
+            var s = s
+            s.withUTF8 { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
+        case .bytes(let b):
+            b.withUnsafeBufferPointer { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
+        case .list(let items):
+            lua_createtable(L, Int32(items.count), 0)
+            for (i, item) in items.enumerated() {
+                push(item)
+                lua_rawseti(L, -2, lua_Integer(i + 1))
+            }
+        case .table(let fields):
+            lua_createtable(L, 0, Int32(fields.count))
+            for (k, v) in fields {
+                push(.string(k))
+                push(v)
+                lua_rawset(L, -3)
+            }
+        case .function(let fn):
+            functions.append(fn)
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            scanlua_push_swift_function(L, LuaState.trampoline, context, Int64(functions.count - 1))
+        case .ref(let r):
+            lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(r))
+        }
+    }
+
+    /// Calls the Swift function registered under `id`; an error becomes a Lua error raised in C.
+    private static let trampoline: scanlua_swift_fn = { L, context, id in
+        let state = Unmanaged<LuaState>.fromOpaque(context!).takeUnretainedValue()
+        do throws(ScriptError) {
+            return try state.functions[Int(id)](state)
+        } catch {
+            state.push(.string(error.message))
+            return -1
+        }
+    }
+
+    /// Pops the value on top into the registry and returns its reference.
+    func ref() -> Int32 { luaL_ref(L, scanlua_LUA_REGISTRYINDEX) }
+
+    // MARK: Reading
+
+    func type(at i: Int32) -> Int32 { lua_type(L, i) }
+    func isNil(at i: Int32) -> Bool { lua_type(L, i) <= LUA_TNIL }
+
+    /// The bytes of the string at `i`, or nil when it is not a string (numbers are not converted).
+    func bytes(at i: Int32) -> [UInt8]? {
+        guard lua_type(L, i) == LUA_TSTRING else { return nil }
+        var len = 0
+        guard let p = scanlua_lua_tolstring(L, i, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) { [UInt8](UnsafeBufferPointer(start: $0, count: len)) }
+    }
+
+    /// The string at `i` as UTF-8 text (invalid sequences become U+FFFD), or nil.
+    func string(at i: Int32) -> String? { bytes(at: i).map { String(decoding: $0, as: UTF8.self) } }
+    func bool(at i: Int32) -> Bool { lua_toboolean(L, i) != 0 }
+    func number(at i: Int32) -> Double? { lua_type(L, i) == LUA_TNUMBER ? scanlua_lua_tonumber(L, i) : nil }
+    func integer(at i: Int32) -> Int? {
+        guard lua_type(L, i) == LUA_TNUMBER else { return nil }
+        if lua_isinteger(L, i) != 0 { return Int(scanlua_lua_tointeger(L, i)) }
+        let d = scanlua_lua_tonumber(L, i)
+        return d == d.rounded() && abs(d) < 9e18 ? Int(d) : nil
+    }
+
+    func typeName(at i: Int32) -> String { String(cString: lua_typename(L, lua_type(L, i))) }
+
+    /// Checks argument `arg` (1-based) of a Swift function, with luaL_argerror's wording.
+    func checkString(_ arg: Int32, _ function: String) throws(ScriptError) -> [UInt8] {
+        guard let b = bytes(at: arg) else {
+            throw .argument("bad argument #\(arg) to '\(function)' (string expected, got \(lua_type(L, arg) == LUA_TNONE ? "no value" : typeName(at: arg)))")
+        }
+        return b
+    }
+
+    /// Pushes `t[key]` for the table at `index` without metamethods.
+    func rawField(_ index: Int32, _ key: String) {
+        let t = lua_absindex(L, index)
+        push(.string(key))
+        lua_rawget(L, t)
+    }
+
+    /// Converts the value at `i` to JSON: tables with keys 1...n become arrays, other tables objects
+    /// (keys sorted, `type` first); an empty table is `{}`. Depth beyond 64 is an error (a cycle).
+    func json(at i: Int32, depth: Int = 0) throws(ScriptError) -> JSON {
+        let i = lua_absindex(L, i)
+        switch lua_type(L, i) {
+        case LUA_TNIL, LUA_TNONE: return .null
+        case LUA_TBOOLEAN: return .bool(bool(at: i))
+        case LUA_TNUMBER:
+            if lua_isinteger(L, i) != 0 { return .int(Int(scanlua_lua_tointeger(L, i))) }
+            return .double(scanlua_lua_tonumber(L, i))
+        case LUA_TSTRING: return .string(string(at: i) ?? "")
+        case LUA_TTABLE:
+            guard depth < 64 else { throw .conversion("table nests deeper than 64 levels (a cycle?)") }
+            let n = Int(lua_rawlen(L, i))
+            var count = 0
+            var pairs: [(String, JSON)] = []
+            var items = [JSON](repeating: .null, count: n)
+            var isArray = n > 0
+            lua_pushnil(L)
+            while lua_next(L, i) != 0 {
+                count += 1
+                let value = try json(at: -1, depth: depth + 1)
+                if lua_type(L, -2) == LUA_TNUMBER, let k = integer(at: -2), k >= 1, k <= n {
+                    items[k - 1] = value
+                    pairs.append((String(k), value))
+                } else {
+                    isArray = false
+                    let key: String
+                    if lua_type(L, -2) == LUA_TSTRING { key = string(at: -2) ?? "" }
+                    else if let k = integer(at: -2) { key = String(k) }
+                    else if let d = number(at: -2) { key = String(d) }
+                    else if lua_type(L, -2) == LUA_TBOOLEAN { key = bool(at: -2) ? "true" : "false" }
+                    else { key = "<\(typeName(at: -2))>" }
+                    pairs.append((key, value))
+                }
+                pop()
+            }
+            if isArray && count == n { return .array(items) }
+            pairs.sort { a, b in
+                if a.0 == "type" { return b.0 != "type" }
+                if b.0 == "type" { return false }
+                return a.0 < b.0
+            }
+            return .object(pairs)
+        default:
+            return .string("<\(typeName(at: i))>")
+        }
+    }
+
+    /// The length of the table at `i` without metamethods.
+    func rawLength(_ i: Int32) -> Int { Int(lua_rawlen(L, i)) }
+
+    /// Pushes `t[n]` for the table at `index` without metamethods.
+    func rawIndex(_ index: Int32, _ n: Int) { lua_rawgeti(L, index, lua_Integer(n)) }
+
+    // MARK: Loading and calling
+
+    /// Pops the table on top and makes it the `_ENV` (first upvalue) of the function at `fn`.
+    func setUpvalueEnv(_ fn: Int32) -> Bool {
+        lua_setupvalue(L, lua_absindex(L, fn), 1) != nil
+    }
+
+    /// Loads a text chunk; pushes the function. `chunkName` is what tracebacks show (e.g. `@my.lua`).
+    func load(_ source: [UInt8], chunkName: String) throws(ScriptError) {
+        let status = source.withUnsafeBufferPointer { buf in
+            buf.withMemoryRebound(to: CChar.self) { scanlua_loadbuffer(L, $0.baseAddress, $0.count, chunkName) }
+        }
+        guard status == LUA_OK else {
+            let message = string(at: -1) ?? "syntax error"
+            pop()
+            throw .load(message)
+        }
+    }
+
+    /// Calls the function below `nargs` arguments under a traceback handler.
+    /// Stack: -(nargs+1), +nresults on success; nothing left on failure.
+    func call(nargs: Int32, nresults: Int32) throws(ScriptError) {
+        let status = scanlua_pcall(L, nargs, nresults)
+        guard status == LUA_OK else {
+            let text = string(at: -1) ?? "(error object is not a string)"
+            pop()
+            if status == LUA_ERRMEM { throw .runtime(message: "memory limit exceeded (\(memoryLimit / 1_048_576) MiB)", traceback: "") }
+            throw ScriptError.runtime(fromTraceback: text)
+        }
+    }
+
+    /// Sets `t.key = value on top` (popped) for the table at `t`, protected.
+    func setField(_ t: Int32, _ key: String) throws(ScriptError) {
+        guard scanlua_setfield(L, t, key) == LUA_OK else {
+            let m = string(at: -1) ?? "error"
+            pop()
+            throw .runtime(message: m, traceback: "")
+        }
+    }
+}
+
+@available(*, unavailable) extension LuaState: Sendable {}

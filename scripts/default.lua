@@ -1,0 +1,3 @@
+-- The handler library loaded by default (turn off with --no-default-scripts or
+-- scan.options { default_scripts = false }). Each handler module registers itself.
+require "handlers.url"
