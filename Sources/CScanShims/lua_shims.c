@@ -66,6 +66,29 @@ void scanlua_arm_budget(lua_State *L, int armed) {
     lim->armed = armed;
 }
 
+static int l_arm(lua_State *L) {
+    scanlua_arm_budget(L, lua_toboolean(L, 1));
+    if (lua_toboolean(L, 1)) limits_of(L)->memory_refused = 0;
+    return 0;
+}
+
+static int l_tripped(lua_State *L) {
+    lua_pushboolean(L, limits_of(L)->tripped);
+    return 1;
+}
+
+static int l_memory_refused(lua_State *L) {
+    lua_pushboolean(L, limits_of(L)->memory_refused);
+    return 1;
+}
+
+void scanlua_push_limit_functions(lua_State *L) {
+    static const luaL_Reg funcs[] = {
+        {"arm", l_arm}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused}, {NULL, NULL}
+    };
+    luaL_newlib(L, funcs);
+}
+
 /* }=============================================================== */
 
 /* {====================== Protected calls ======================} */

@@ -4,7 +4,7 @@ import ScanCore
 
 let version = "0.1.0"
 
-let commands: [Command] = [ScanCommand.command]
+let commands: [Command] = [ScanCommand.command, SimulateCommand.command, TestCommand.command, BenchCommand.command]
 
 let overview = """
     OVERVIEW: A Lua-scriptable barcode and QR scanning engine.
@@ -59,6 +59,9 @@ let overview = """
             return try command.run(&args)
         } catch let error as UsageError {
             return usageFailure(error.message, usage: command.usage)
+        } catch let failure as ScriptLoadFailure {
+            Console.error("scanlua: \(failure.error)\n")
+            return ExitStatus.usage
         } catch {
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure

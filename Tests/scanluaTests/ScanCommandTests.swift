@@ -52,10 +52,16 @@ final class ScanCommandTests: XCTestCase {
         let raw = try CLI.run(["scan", "--raw", CLI.fixture("qr-big5.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")
         let text = try CLI.run(["scan", "--format", "text", CLI.fixture("qrcode.png"), CLI.fixture("ean13.png"), CLI.fixture("truncated.jpg")])
-        XCTAssertEqual(text.stdout, "QR-Code:https://example.com/scanlua\nEAN-13:4719512002889\n")
+        XCTAssertEqual(text.stdout, """
+            QR-Code:https://example.com/scanlua
+              payload: {"type":"url","host":"example.com","path":"/scanlua","scheme":"https","url":"https://example.com/scanlua"}
+            EAN-13:4719512002889
+
+            """)
         XCTAssertEqual(text.stderr, "scanlua: \(CLI.fixture("truncated.jpg")): corrupt JPEG: premature end of JPEG data (file truncated)\n")
         XCTAssertEqual(text.status, 1)
-        XCTAssertEqual(try CLI.run(["scan", "--format=text", CLI.fixture("qrcode.png")]).stdout, "QR-Code:https://example.com/scanlua\n")
+        XCTAssertEqual(try CLI.run(["scan", "--format=text", "--no-default-scripts", CLI.fixture("qrcode.png")]).stdout,
+                       "QR-Code:https://example.com/scanlua\n")
     }
 
     func testStdin() throws {

@@ -14,6 +14,7 @@ scan.parser {
       type = "url",
       url = ev.text,
       scheme = u.scheme,
+      userinfo = u.userinfo,
       host = u.host,
       port = u.port,
       path = u.path,

@@ -46,8 +46,8 @@ public struct ImageScanner: Sendable {
     }
 
     /// Scans every input, decoding up to `2 * cores` images at once, and calls `body` for each
-    /// result in input order. Memory stays bounded by the window, not by the number of inputs.
-    public func scanAll(_ inputs: [Input], stdinData: Data? = nil, _ body: (ScanResult) -> Void) {
+    /// result in input order until it returns false. Memory stays bounded by the window.
+    public func scanAll(_ inputs: [Input], stdinData: Data? = nil, _ body: (ScanResult) -> Bool) {
         let window = max(1, ProcessInfo.processInfo.activeProcessorCount * 2)
         var start = 0
         while start < inputs.count {
@@ -56,7 +56,7 @@ public struct ImageScanner: Sendable {
             DispatchQueue.concurrentPerform(iterations: batch.count) { i in
                 results.set(i, scan(batch[i], stdinData: stdinData))
             }
-            for result in results.values { body(result) }
+            for result in results.values where !body(result) { return }
             start += batch.count
         }
     }

@@ -9,6 +9,11 @@ public enum Console {
     /// Appends text to standard output (buffered).
     public static func write(_ text: String) { fputs(text, out) }
 
+    /// Appends UTF-8 bytes to standard output (buffered).
+    public static func write(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, out) }
+    }
+
     /// Writes text to standard error at once.
     public static func error(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 

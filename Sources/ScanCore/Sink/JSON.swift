@@ -30,58 +30,77 @@ public indirect enum JSON: Equatable, Sendable {
 
     /// Compact JSON text on one line (NDJSON-safe: newlines inside strings are escaped).
     public var serialized: String {
-        var out = ""
+        var out: [UInt8] = []
         write(to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    public func write(to out: inout String) {
+    /// Appends the compact JSON text as UTF-8 bytes (the fast path for output).
+    public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
+        case .null: out += "null".utf8
+        case .bool(let b): out += (b ? "true" : "false").utf8
+        case .int(let i): out += String(i).utf8
         case .double(let d):
             if d.isFinite {
-                if d == d.rounded(), abs(d) < 1e15 { out += String(Int(d)) } else { out += "\(d)" }
+                if d == d.rounded(), abs(d) < 1e15 { out += String(Int(d)).utf8 } else { out += "\(d)".utf8 }
             } else {
-                out += "null"  // JSON has no NaN or infinity
+                out += "null".utf8  // JSON has no NaN or infinity
             }
         case .string(let s): JSON.writeString(s, to: &out)
         case .array(let items):
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 item.write(to: &out)
             }
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (i, (key, value)) in pairs.enumerated() {
-                if i > 0 { out += "," }
+                if i > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.writeString(key, to: &out)
-                out += ":"
+                out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || (scalar.value >= 0x80 && scalar.value < 0xA0)
-                         || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Escapes quotes, backslashes, C0/C1 controls, DEL, U+2028 and U+2029 (line breaks to some readers).
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { bytes in
+            var i = 0
+            let n = bytes.count
+            while i < n {
+                let b = bytes[i]
+                switch b {
+                case UInt8(ascii: "\""): out += [0x5C, 0x22]
+                case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
+                case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+                case 0x0D: out += [0x5C, UInt8(ascii: "r")]
+                case 0x09: out += [0x5C, UInt8(ascii: "t")]
+                case 0x00..<0x20, 0x7F: escape(UInt32(b), &out)
+                case 0xC2 where i + 1 < n && bytes[i + 1] >= 0x80 && bytes[i + 1] < 0xA0:
+                    escape(UInt32(bytes[i + 1]), &out)  // C1 control U+0080...U+009F
+                    i += 1
+                case 0xE2 where i + 2 < n && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    escape(bytes[i + 2] == 0xA8 ? 0x2028 : 0x2029, &out)
+                    i += 2
+                default: out.append(b)
+                }
+                i += 1
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func escape(_ v: UInt32, _ out: inout [UInt8]) {
+        out += [0x5C, UInt8(ascii: "u"), hexDigits[Int(v >> 12 & 0xF)], hexDigits[Int(v >> 8 & 0xF)],
+                hexDigits[Int(v >> 4 & 0xF)], hexDigits[Int(v & 0xF)]]
     }
 }

@@ -20,10 +20,11 @@ public final class RecordWriter {
     public func write(_ record: ScanRecord) {
         switch format {
         case .ndjson:
-            var line = ""
+            var line: [UInt8] = []
+            line.reserveCapacity(512)
             record.json.write(to: &line)
-            line += "\n"
-            Console.write(line)
+            line.append(0x0A)
+            Console.write(bytes: line)
         case .text, .raw:
             if let error = record.inputError {
                 Console.error("scanlua: \(record.info.source): \(error)\n")
@@ -32,8 +33,15 @@ public final class RecordWriter {
             guard let s = record.symbol else { return }
             let text = format == .raw ? s.text : "\(s.symbology.zbarLabel):\(s.text)"
             Console.write(text + "\n")
-            if format == .text {
-                for e in record.errors { Console.error("  error: \(e["message"].map(Self.plain) ?? "")\n") }
+            guard format == .text else { return }
+            if let payload = record.payload, payload["type"] != .string("raw") {
+                Console.write("  payload: \(payload.serialized)\n")
+            }
+            for e in record.emitted { Console.write("  emitted: \(e.serialized)\n") }
+            for a in record.actions { Console.write("  action: \(a.serialized)\n") }
+            for e in record.errors {
+                let who = e["parser"].map { "parser '\(Self.plain($0))'" } ?? e["rule"].map { "rule '\(Self.plain($0))'" } ?? "scripts"
+                Console.error("scanlua: \(record.info.source): \(who): \(e["message"].map(Self.plain) ?? "")\n")
             }
         }
     }

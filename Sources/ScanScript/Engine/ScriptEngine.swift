@@ -104,7 +104,11 @@ public final class ScriptEngine {
         let base = lua.top
         defer { lua.setTop(base) }
         lua.push(.ref(dispatchRef))
-        lua.push(LuaState.eventValue(event.symbol, info: event.info, siblings: event.siblings))
+        do {
+            try lua.withoutMemoryLimit { () throws(ScriptError) in
+                lua.pushEvent(event.symbol, info: event.info, siblings: event.siblings)
+            }
+        } catch {}
         do {
             try lua.call(nargs: 1, nresults: 1)
             return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult() }
@@ -175,9 +179,7 @@ public final class ScriptEngine {
 
     private func hostTable() -> LuaValue {
         .table([
-            ("arm", .function { [unowned self] L in lua.armBudget(L.bool(at: 1)); return 0 }),
-            ("tripped", .function { L in L.push(.bool(L.budgetTripped)); return 1 }),
-            ("memory_refused", .function { L in L.push(.bool(L.memoryRefused)); return 1 }),
+            ("limits", .limitFunctions),
             ("max_failures", .function { [unowned self] L in L.push(.int(limits.maxFailures)); return 1 }),
             ("memory_limit_text", .function { L in L.push(.string("\(L.memoryLimit >> 20) MiB")); return 1 }),
             ("log", .function { [unowned self] L throws(ScriptError) in
@@ -218,7 +220,7 @@ public final class ScriptEngine {
                 let bytes = try L.checkString(2, "scan.simulate")
                 let source = L.string(at: 3) ?? "simulate"
                 let symbol = Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes)
-                L.push(LuaState.eventValue(symbol, info: FrameInfo(source: source), siblings: []))
+                L.pushEvent(symbol, info: FrameInfo(source: source), siblings: [])
                 return 1
             }),
             ("codec", Codec.module()),

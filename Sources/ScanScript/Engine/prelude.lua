@@ -2,6 +2,7 @@
 -- Runs once per engine, in the full environment, before any user script; it
 -- receives the host's Swift functions and returns the table the host calls.
 local host = ...
+local arm, tripped, memory_refused = host.limits.arm, host.limits.tripped, host.limits.memory_refused
 
 local traceback, getinfo = debug.traceback, debug.getinfo
 local raw_pcall, raw_xpcall = pcall, xpcall
@@ -14,28 +15,40 @@ local parser_names, rule_names = {}, {}
 
 -- {====================== Read-only views ======================
 
-local views = setmetatable({}, { __mode = "k" })  -- original -> its read-only view
+-- A view is an empty table reading through to its original, kept under a private key
+-- (no weak tables: they would cost every garbage collection a walk over all events).
+local ORIGINAL, CACHE = {}, {}
 
 local function readonly_error() error("scan event and payload are read-only", 2) end
 
-local function freeze(t)
+local freeze
+
+local view_mt = {
+  __index = function(view, k)
+    local v = rawget(view, ORIGINAL)[k]
+    if type(v) ~= "table" then return v end
+    local cache = rawget(view, CACHE)
+    if not cache then cache = {}; rawset(view, CACHE, cache) end
+    local w = cache[k]
+    if not w then w = freeze(v); cache[k] = w end
+    return w
+  end,
+  __newindex = readonly_error,
+  __len = function(view) return #rawget(view, ORIGINAL) end,
+  __pairs = function(view)
+    local t = rawget(view, ORIGINAL)
+    return function(_, k)
+      local nk = next(t, k)
+      if nk == nil then return nil end
+      return nk, view[nk]
+    end, view, nil
+  end,
+  __metatable = "read-only",
+}
+
+function freeze(t)
   if type(t) ~= "table" then return t end
-  local view = views[t]
-  if view then return view end
-  view = setmetatable({}, {
-    __index = function(_, k) return freeze(t[k]) end,
-    __newindex = readonly_error,
-    __len = function() return #t end,
-    __pairs = function()
-      return function(_, k)
-        local nk, nv = next(t, k)
-        return nk, freeze(nv)
-      end, view, nil
-    end,
-    __metatable = "read-only",
-  })
-  views[t] = view
-  return view
+  return setmetatable({ [ORIGINAL] = t }, view_mt)
 end
 
 -- }==============================================================
@@ -145,7 +158,7 @@ local function handler_error(h, msg)
   local text = type(msg) == "string" and msg or tostring(msg)
   local message, trace = text:match("^(.-)\n(stack traceback:.*)$")
   message = message or text
-  if text == memory_message or host.memory_refused() then
+  if text == memory_message or memory_refused() then
     -- Lua raises memory errors without calling the message handler, so there is no
     -- traceback: name where the handler was defined instead.
     message = h.where .. ": memory limit exceeded (" .. host.memory_limit_text() .. ")"
@@ -168,9 +181,9 @@ end
 
 -- Calls fn(...) under the instruction budget. Returns true, result or false, error record.
 local function call(h, fn, a, b)
-  host.arm(true)
+  arm(true)
   local ok, res = raw_xpcall(fn, add_traceback, a, b)
-  host.arm(false)
+  arm(false)
   if ok then
     h.failures = 0
     return true, res
@@ -182,26 +195,45 @@ local function is_action(a) return type(a) == "table" and type(rawget(a, "type")
 
 local host_action_types = { append = true, stop = true }
 
+-- Record lists are created on first use: most events have no errors, actions or emits.
+local function append(record, list, item)
+  local t = record[list]
+  if not t then t = {}; record[list] = t end
+  t[#t + 1] = item
+end
+
 local function add_action(record, rule, a)
   if not is_action(a) then
-    record.errors[#record.errors + 1] = { rule = rule.name,
-      message = rule.where .. ": an action must be a table with a string 'type', got " .. type(a) }
-    return
+    append(record, "errors", { rule = rule.name,
+      message = rule.where .. ": an action must be a table with a string 'type', got " .. type(a) })
+  elseif not host_action_types[a.type] then
+    append(record, "errors", { rule = rule.name,
+      message = rule.where .. ": unknown action type '" .. a.type .. "' (known: append, stop)" })
+  else
+    a.rule = rule.name
+    append(record, "actions", a)
   end
-  if not host_action_types[a.type] then
-    record.errors[#record.errors + 1] = { rule = rule.name,
-      message = rule.where .. ": unknown action type '" .. a.type .. "' (known: append, stop)" }
-    return
-  end
-  local copy = {}
-  for k, v in pairs(a) do copy[k] = v end
-  copy.rule = rule.name
-  record.actions[#record.actions + 1] = copy
 end
+
+-- The context rules act through. One table, refreshed for each rule run: valid during run().
+local current_rule, current_record
+local ctx = {
+  emit = function(t)
+    if type(t) ~= "table" then error("ctx.emit: expected a table, got " .. type(t), 2) end
+    t.rule = current_rule.name
+    append(current_record, "emitted", t)
+  end,
+  log = function(level, msg)
+    if level ~= "debug" and level ~= "info" and level ~= "warn" and level ~= "error" then
+      error("ctx.log: level must be debug, info, warn or error", 2)
+    end
+    host.log(level, "rule '" .. current_rule.name .. "': " .. tostring(msg))
+  end,
+}
 
 local function dispatch(raw)
   local ev = freeze(raw)
-  local record = { errors = {}, actions = {}, emitted = {} }
+  local record = {}
   local text, symbology = raw.text, raw.symbology
   local payload
   for _, p in ipairs(parsers) do
@@ -210,15 +242,15 @@ local function dispatch(raw)
       local ok, res = true, true
       if p.when then ok, res = call(p, p.when, ev) end
       if not ok then
-        record.errors[#record.errors + 1] = res
+        append(record, "errors", res)
       elseif res then
         ok, res = call(p, p.parse, ev)
         if not ok then
-          record.errors[#record.errors + 1] = res
+          append(record, "errors", res)
         elseif res ~= nil then
           if type(res) ~= "table" then
-            record.errors[#record.errors + 1] = { parser = p.name,
-              message = p.where .. ": parse must return a table or nil, got " .. type(res) }
+            append(record, "errors", { parser = p.name,
+              message = p.where .. ": parse must return a table or nil, got " .. type(res) })
           else
             if res.type == nil then res.type = p.name end
             payload = res
@@ -231,6 +263,7 @@ local function dispatch(raw)
   end
   payload = payload or { type = "raw" }
   record.payload = payload
+  if #rules == 0 then return record end
   local view = freeze(payload)
   local ptype = payload.type
   for _, r in ipairs(rules) do
@@ -238,28 +271,13 @@ local function dispatch(raw)
       local ok, res = true, true
       if r.when then ok, res = call(r, r.when, view, ev) end
       if not ok then
-        record.errors[#record.errors + 1] = res
+        append(record, "errors", res)
       elseif res then
-        local ctx = {
-          rule = r.name,
-          event = ev,
-          emit = function(t)
-            if type(t) ~= "table" then error("ctx.emit: expected a table, got " .. type(t), 2) end
-            local copy = {}
-            for k, v in pairs(t) do copy[k] = v end
-            copy.rule = r.name
-            record.emitted[#record.emitted + 1] = copy
-          end,
-          log = function(level, msg)
-            if level ~= "debug" and level ~= "info" and level ~= "warn" and level ~= "error" then
-              error("ctx.log: level must be debug, info, warn or error", 2)
-            end
-            host.log(level, "rule '" .. r.name .. "': " .. tostring(msg))
-          end,
-        }
+        current_rule, current_record = r, record
+        ctx.rule, ctx.event = r.name, ev
         ok, res = call(r, r.run, view, ctx)
         if not ok then
-          record.errors[#record.errors + 1] = res
+          append(record, "errors", res)
         elseif res ~= nil then
           if is_action(res) or type(res) ~= "table" then
             add_action(record, r, res)
@@ -280,7 +298,7 @@ end
 -- A pcall that cannot swallow the instruction budget or the memory cap: once either
 -- fired, the error goes on up to the handler's own protected call.
 local function rethrow_fatal(ok, ...)
-  if not ok and (host.tripped() or host.memory_refused()) then error((...), 0) end
+  if not ok and (tripped() or memory_refused()) then error((...), 0) end
   return ok, ...
 end
 local function safe_pcall(f, ...) return rethrow_fatal(raw_pcall(f, ...)) end

@@ -1,12 +1,13 @@
 import Foundation
 import ScanCore
+import ScanScript
 
 /// `scanlua scan PATH...`: decode every code in image files, directories and stdin.
 enum ScanCommand {
     static let command = Command(
         name: "scan",
         abstract: "Decode every barcode and QR code in images and print one record per symbol.",
-        usage: "scanlua scan [--format ndjson|text] [--raw] [--symbologies LIST] [--max-pixels N] PATH...",
+        usage: "scanlua scan [--format ndjson|text] [--raw] [--symbologies LIST] [--max-pixels N] [--script FILE]... PATH...",
         details: """
             ARGUMENTS:
               PATH                    An image file (JPEG, PNG, PGM/PPM; format read from its bytes),
@@ -15,16 +16,17 @@ enum ScanCommand {
 
             OPTIONS:
               --format ndjson|text    ndjson (default): one JSON object per symbol on stdout.
-                                      text: zbarimg style, e.g. QR-Code:hello.
+                                      text: zbarimg style, e.g. QR-Code:hello, with payloads below.
               --raw                   Print only the decoded texts, one per line (like zbarimg --raw).
               --symbologies LIST      Comma-separated names to decode (default: all but isbn10):
                                       \(Symbology.zbarNames.joined(separator: ","))
               --max-pixels N          Refuse images larger than N pixels, from the header (default 100000000).
+            \(ScriptFlags.help)
               -h, --help              Show help information.
 
             EXIT STATUS:
               0 something decoded in every input, 4 nothing found in at least one input,
-              1 an input could not be read (its record says why), 2 usage error.
+              1 an input could not be read (its record says why), 2 usage error or a script that fails to load.
             """,
         run: run)
 
@@ -32,7 +34,9 @@ enum ScanCommand {
         var format = OutputFormat.ndjson
         var symbologies = Set(Symbology.defaultNames.map(Symbology.init(rawValue:)))
         var maxPixels = ImageLoader.defaultMaxPixels
+        var scripts = ScriptFlags()
         while let option = args.nextOption() {
+            if try scripts.parse(option, &args) { continue }
             switch option {
             case "--format":
                 let v = try args.value(for: option)
@@ -53,21 +57,26 @@ enum ScanCommand {
         }
         guard !args.positionals.isEmpty else { throw UsageError("missing PATH: name an image, a directory or -") }
 
+        // Scripts load before any image is read, so a broken script costs nothing.
+        let engine = try scripts.makeEngine()
+        let pipeline = ScriptPipeline(engine: engine, runner: ActionRunner(dryRun: scripts.dryRun, trusted: engine.limits.trust),
+                                      writer: RecordWriter(format: format))
+
         let inputs = Input.expand(args.positionals)
         let stdinData = inputs.contains(.stdin) ? FileHandle.standardInput.readDataToEndOfFile() : nil
         let scanner = ImageScanner(loader: ImageLoader(maxPixels: maxPixels), symbologies: symbologies)
-        let writer = RecordWriter(format: format)
         var failed = false, empty = inputs.isEmpty
         if inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         scanner.scanAll(inputs, stdinData: stdinData) { result in
             switch result.outcome {
             case .failure(let error):
                 failed = true
-                writer.write(ScanRecord(info: result.info, inputError: error.reason))
+                pipeline.writer.write(ScanRecord(info: result.info, inputError: error.reason))
             case .success(let symbols):
                 if symbols.isEmpty { empty = true }
-                for symbol in symbols { writer.write(ScanRecord(info: result.info, symbol: symbol)) }
+                pipeline.process(symbols, info: result.info)
             }
+            return !pipeline.runner.stopRequested
         }
         return failed ? ExitStatus.failure : empty ? ExitStatus.nothingFound : ExitStatus.success
     }
@@ -83,5 +92,27 @@ enum ScanCommand {
         }
         guard !set.isEmpty else { throw UsageError("--symbologies needs at least one name") }
         return set
+    }
+}
+
+/// Symbols of one frame -> events -> scripts -> actions -> records on stdout. Shared by scan and simulate.
+struct ScriptPipeline {
+    let engine: ScriptEngine
+    let runner: ActionRunner
+    let writer: RecordWriter
+
+    /// Every symbol of a frame, each with the others as siblings.
+    func process(_ symbols: [Symbol], info: FrameInfo) {
+        for event in ScanEvent.events(of: symbols, info: info) { process(event) }
+    }
+
+    func process(_ event: ScanEvent) {
+        let result = engine.process(event)
+        var record = ScanRecord(info: event.info, symbol: event.symbol)
+        record.payload = result.payload
+        record.actions = runner.carryOut(result.actions)
+        record.emitted = result.emitted
+        record.errors = result.errors
+        writer.write(record)
     }
 }

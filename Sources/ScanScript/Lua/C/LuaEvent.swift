@@ -1,29 +1,46 @@
-internal import CScanShims
 import Foundation
 import ScanCore
 
 extension LuaState {
-    /// The event table handed to the dispatcher (the prelude wraps it read-only).
-    static func eventValue(_ s: Symbol, info: FrameInfo, siblings: [Symbol]?) -> LuaValue {
-        var fields: [(String, LuaValue)] = [
-            ("symbology", .string(s.symbology.rawValue)),
-            ("text", .string(s.text)),
-            ("bytes", .bytes(s.bytes)),
-            ("charset", .string(s.charset)),
-            ("points", .list(s.points.map { .table([("x", .int($0.x)), ("y", .int($0.y))]) })),
-            ("bbox", .table([("x", .int(s.bbox.x)), ("y", .int(s.bbox.y)),
-                             ("width", .int(s.bbox.width)), ("height", .int(s.bbox.height))])),
-            ("orientation", .string(s.orientation)),
-            ("quality", .int(s.quality)),
-            ("modifiers", .list(s.modifiers.map { .string($0) })),
-            ("source", .string(info.source)),
-            ("frame", .int(info.index)),
-            ("time", .number(info.time.timeIntervalSince1970)),
-        ]
-        if let addon = s.addon { fields.append(("addon", .string(addon))) }
-        if let siblings {
-            fields.append(("siblings", .list(siblings.map { eventValue($0, info: info, siblings: nil) })))
+    /// Pushes the event table handed to the dispatcher (the prelude wraps it read-only).
+    /// Built directly on the Lua stack: this runs once per symbol.
+    func pushEvent(_ s: Symbol, info: FrameInfo, siblings: [Symbol]?) {
+        newTable(fields: 14)
+        setRaw("symbology") { pushString(s.symbology.rawValue) }
+        setRaw("text") { pushString(s.text) }
+        setRaw("bytes") { pushBytes(s.bytes) }
+        setRaw("charset") { pushString(s.charset) }
+        setRaw("points") {
+            newTable(array: Int32(s.points.count))
+            for (i, p) in s.points.enumerated() {
+                newTable(fields: 2)
+                setRaw("x") { pushInt(p.x) }
+                setRaw("y") { pushInt(p.y) }
+                setIndex(i + 1)
+            }
         }
-        return .table(fields)
+        setRaw("bbox") {
+            newTable(fields: 4)
+            setRaw("x") { pushInt(s.bbox.x) }
+            setRaw("y") { pushInt(s.bbox.y) }
+            setRaw("width") { pushInt(s.bbox.width) }
+            setRaw("height") { pushInt(s.bbox.height) }
+        }
+        setRaw("orientation") { pushString(s.orientation) }
+        setRaw("quality") { pushInt(s.quality) }
+        setRaw("modifiers") {
+            newTable(array: Int32(s.modifiers.count))
+            for (i, m) in s.modifiers.enumerated() { pushString(m); setIndex(i + 1) }
+        }
+        setRaw("source") { pushString(info.source) }
+        setRaw("frame") { pushInt(info.index) }
+        setRaw("time") { pushNumber(info.time.timeIntervalSince1970) }
+        if let addon = s.addon { setRaw("addon") { pushString(addon) } }
+        if let siblings {
+            setRaw("siblings") {
+                newTable(array: Int32(siblings.count))
+                for (i, sib) in siblings.enumerated() { pushEvent(sib, info: info, siblings: nil); setIndex(i + 1) }
+            }
+        }
     }
 }

@@ -20,6 +20,8 @@ enum LuaValue {
     case function(LuaState.SwiftFunction)
     /// The value held in the registry under this reference.
     case ref(Int32)
+    /// The C table of budget functions (arm, tripped, memory_refused).
+    case limitFunctions
 }
 
 /// Owns one `lua_State` (closed in deinit) with its memory and instruction accounting.
@@ -109,6 +111,8 @@ final class LuaState {
             scanlua_push_swift_function(L, LuaState.trampoline, context, Int64(functions.count - 1))
         case .ref(let r):
             lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(r))
+        case .limitFunctions:
+            scanlua_push_limit_functions(L)
         }
     }
 
@@ -140,7 +144,35 @@ final class LuaState {
     }
 
     /// The string at `i` as UTF-8 text (invalid sequences become U+FFFD), or nil.
-    func string(at i: Int32) -> String? { bytes(at: i).map { String(decoding: $0, as: UTF8.self) } }
+    func string(at i: Int32) -> String? {
+        guard lua_type(L, i) == LUA_TSTRING else { return nil }
+        var len = 0
+        guard let p = scanlua_lua_tolstring(L, i, &len) else { return nil }
+        return p.withMemoryRebound(to: UInt8.self, capacity: len) { String(decoding: UnsafeBufferPointer(start: $0, count: len), as: UTF8.self) }
+    }
+
+    /// Pushes bytes as a Lua string without an intermediate array.
+    func pushString(_ s: String) {
+        var s = s
+        s.withUTF8 { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
+    }
+
+    /// Sets field `key` of the table at the top to the value pushed by `value` (raw, no metamethods).
+    @inline(__always)
+    func setRaw(_ key: String, _ value: () -> Void) {
+        pushString(key)
+        value()
+        lua_rawset(L, -3)
+    }
+
+    func newTable(array: Int32 = 0, fields: Int32 = 0) { lua_createtable(L, array, fields) }
+    func pushInt(_ i: Int) { lua_pushinteger(L, lua_Integer(i)) }
+    func pushNumber(_ d: Double) { lua_pushnumber(L, d) }
+    func pushBytes(_ b: [UInt8]) {
+        b.withUnsafeBufferPointer { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
+    }
+    /// Pops the value on top into slot `n` of the table below it.
+    func setIndex(_ n: Int) { lua_rawseti(L, -2, lua_Integer(n)) }
     func bool(at i: Int32) -> Bool { lua_toboolean(L, i) != 0 }
     func number(at i: Int32) -> Double? { lua_type(L, i) == LUA_TNUMBER ? scanlua_lua_tonumber(L, i) : nil }
     func integer(at i: Int32) -> Int? {

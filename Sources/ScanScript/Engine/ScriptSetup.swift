@@ -1,0 +1,90 @@
+import Foundation
+import ScanCore
+
+/// Which scripts an engine loads and with what limits: what the CLI flags and the config decide.
+public struct ScriptOptions {
+    /// `--script FILE`, in order.
+    public var scripts: [String] = []
+    /// `--scripts DIR`: every `*.lua` in it (not `*_test.lua`), sorted, and DIR on the `require` path.
+    public var scriptDirectories: [String] = []
+    /// `--config FILE`; when nil, `./scanlua.lua`, then `$XDG_CONFIG_HOME/scanlua/init.lua`.
+    public var config: String?
+    /// `--no-default-scripts` turns off the shipped handler library (`scripts/default.lua`).
+    public var defaultScripts = true
+    public var limits = ScriptLimits()
+
+    public init() {}
+}
+
+/// Builds engines the way every command does: config, shipped handlers, then the user's scripts.
+public enum ScriptSetup {
+    /// The shipped scripts directory: `$SCANLUA_SCRIPTS`, `scripts/` beside the binary,
+    /// `../share/scanlua/scripts` from it, or the source tree's `scripts/` above a build directory.
+    public static func shippedScriptsDirectory() -> String? {
+        let fm = FileManager.default
+        func valid(_ dir: String) -> Bool { fm.fileExists(atPath: dir + "/default.lua") }
+        if let env = ProcessInfo.processInfo.environment["SCANLUA_SCRIPTS"], valid(env) { return env }
+        let exe = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        for candidate in [dir.appendingPathComponent("scripts"), dir.appendingPathComponent("../share/scanlua/scripts")] {
+            if valid(candidate.standardizedFileURL.path) { return candidate.standardizedFileURL.path }
+        }
+        // A SwiftPM build: <root>/.build/<triple>/debug/scanlua -> <root>/scripts
+        for _ in 0..<5 {
+            dir = dir.deletingLastPathComponent()
+            if fm.fileExists(atPath: dir.appendingPathComponent("Package.swift").path), valid(dir.appendingPathComponent("scripts").path) {
+                return dir.appendingPathComponent("scripts").path
+            }
+        }
+        return nil
+    }
+
+    /// The config file to load: the explicit one, `./scanlua.lua`, or `$XDG_CONFIG_HOME/scanlua/init.lua`
+    /// (`~/.config/scanlua/init.lua` when XDG_CONFIG_HOME is unset). An explicit file must exist.
+    public static func configFile(explicit: String?) throws(ScriptError) -> String? {
+        let fm = FileManager.default
+        if let explicit {
+            guard fm.fileExists(atPath: explicit) else { throw .file("\(explicit): config file not found") }
+            return explicit
+        }
+        if fm.fileExists(atPath: "scanlua.lua") { return "scanlua.lua" }
+        let env = ProcessInfo.processInfo.environment
+        let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (env["HOME"].map { $0 + "/.config" } ?? "")
+        let user = base + "/scanlua/init.lua"
+        return fm.fileExists(atPath: user) ? user : nil
+    }
+
+    /// Lua files a `--scripts DIR` loads: `*.lua` but not `*_test.lua`, sorted by name.
+    public static func scripts(in dir: String) throws(ScriptError) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+            throw .file("\(dir): cannot list script directory")
+        }
+        return names.filter { $0.hasSuffix(".lua") && !$0.hasSuffix("_test.lua") && !$0.hasPrefix(".") }.sorted()
+            .map { dir.hasSuffix("/") ? dir + $0 : dir + "/" + $0 }
+    }
+
+    /// A ready engine. Load order: config, the shipped handler library (unless turned off by
+    /// the flag or the config), `--scripts` directories, then `--script` files.
+    /// - Throws: the first script that fails to compile or raises while loading.
+    public static func makeEngine(_ options: ScriptOptions, extraSource: (source: String, name: String)? = nil) throws(ScriptError) -> ScriptEngine {
+        let shipped = shippedScriptsDirectory()
+        let engine = try ScriptEngine(limits: options.limits, modulePaths: shipped.map { [$0] } ?? [])
+        if let config = try configFile(explicit: options.config) {
+            try engine.run(file: config)
+            try engine.applyPendingOptions()
+        }
+        if options.defaultScripts && engine.defaultScriptsEnabled {
+            guard shipped != nil else {
+                throw .file("the shipped scripts directory was not found (set SCANLUA_SCRIPTS, or use --no-default-scripts)")
+            }
+            try engine.require("default")
+        }
+        if let extraSource { try engine.run(source: Array(extraSource.source.utf8), chunkName: "=" + extraSource.name) }
+        for dir in options.scriptDirectories {
+            engine.addModulePath(dir)
+            for file in try scripts(in: dir) { try engine.run(file: file) }
+        }
+        for file in options.scripts { try engine.run(file: file) }
+        return engine
+    }
+}
