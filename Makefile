@@ -17,6 +17,7 @@ test:
 	scripts/install-deps test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-swift-testing
+	$(BIN) test scripts examples
 
 fixtures:
 	scripts/install-deps test

@@ -519,7 +519,7 @@ return {
   trust = trust,
   require = require_module,
   install_test_api = function()
-    env.describe, env.it, env.expect = describe, it, expect
+    env.describe, env.it, env.expect, env.scan = describe, it, expect, scan
   end,
   run_tests = run_tests,
 }

@@ -1,0 +1,224 @@
+import Foundation
+import XCTest
+
+/// End-to-end: scripts through scan, simulate and test, as a user runs them.
+final class ScriptCommandTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    let tenLineHandler = """
+        local scan = require "scan"
+        scan.parser {
+          name = "invoice-right",
+          symbologies = { "qrcode" },
+          match = "^%*%*",
+          parse = function(ev)
+            return { type = "invoice-right", items = ev.text:sub(3), pair = ev.siblings[1] and #ev.siblings[1].text }
+          end,
+        }
+        """
+
+    func testATenLineHandlerRunsUnderScanSimulateAndTest() throws {
+        let handler = try write("my.lua", tenLineHandler)
+        let scan = try CLI.run(["scan", "--script", handler, CLI.fixture("einvoice-photo.jpg")])
+        XCTAssertEqual(scan.status, 0, scan.stderr)
+        let right = try XCTUnwrap(scan.records.first { ($0["text"] as? String)?.hasPrefix("**") == true })
+        let payload = try XCTUnwrap(right["payload"] as? [String: Any])
+        XCTAssertEqual(payload["type"] as? String, "invoice-right")
+        XCTAssertEqual(payload["items"] as? String, "口罩:1:210:牛奶:1:25")
+        XCTAssertEqual(payload["pair"] as? Int, 111, "the left code (111 bytes) is its sibling")
+        let left = try XCTUnwrap(scan.records.first { ($0["text"] as? String)?.hasPrefix("AB") == true })
+        XCTAssertEqual((left["payload"] as? [String: Any])?["type"] as? String, "raw")
+
+        let sim = try CLI.run(["simulate", "--script", handler, "--text", "**牛奶:1:25"])
+        XCTAssertEqual(sim.status, 0, sim.stderr)
+        XCTAssertEqual((sim.records.first?["payload"] as? [String: Any])?["items"] as? String, "牛奶:1:25")
+
+        try write("my_test.lua", """
+            require "my"
+            describe("my handler", function()
+              it("claims right codes", function()
+                expect(scan.simulate { text = "**x:1:2" }.payload.items).to_equal("x:1:2")
+              end)
+            end)
+            """)
+        let test = try CLI.run(["test", dir.path])
+        XCTAssertEqual(test.status, 0, test.stdout)
+        XCTAssertTrue(test.stdout.hasSuffix("1 passed, 0 failed\n"), test.stdout)
+    }
+
+    func testErrorLoopAndHogGiveErrorsOnTheRecordWhileTheRestGoesOn() throws {
+        let handler = try write("bad.lua", """
+            local scan = require "scan"
+            scan.parser { name = "crash", symbologies = "qrcode", match = "^https", priority = 30, parse = function(ev)
+              return ev.nothing.here
+            end }
+            scan.parser { name = "spin", symbologies = "ean13", priority = 3, parse = function(ev)
+              while true do end
+            end }
+            scan.parser { name = "hog", symbologies = "code128", priority = 3, parse = function(ev)
+              local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(1 << 20) .. i end
+            end }
+            scan.rule { name = "count", run = function(p, ctx) ctx.emit { type = "seen", payload = p.type } end }
+            """)
+        let r = try CLI.run(["scan", "--script", handler, "--instruction-limit", "2000000", "--memory-limit", "64",
+                             CLI.fixture("several.png"), CLI.fixture("code39.png")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let records = r.records
+        XCTAssertEqual(records.count, 4, "every decoded symbol still gets its record")
+        func record(_ symbology: String) -> [String: Any]? { records.first { $0["symbology"] as? String == symbology } }
+        func firstError(_ symbology: String) -> String {
+            ((record(symbology)?["errors"] as? [[String: Any]])?.first?["message"] as? String) ?? "none"
+        }
+        XCTAssertTrue(firstError("qrcode").hasSuffix("bad.lua:3: attempt to index a nil value (field 'nothing')"), firstError("qrcode"))
+        XCTAssertTrue(firstError("ean13").hasSuffix("bad.lua:6: instruction budget exceeded (2000000 instructions)"), firstError("ean13"))
+        XCTAssertTrue(firstError("code128").hasSuffix("bad.lua:8: memory limit exceeded (64 MiB)"), firstError("code128"))
+        XCTAssertEqual((record("code128")?["errors"] as? [[String: Any]])?.first?["parser"] as? String, "hog")
+        XCTAssertEqual(firstError("code39"), "none")
+        // The failing parser fell through to the shipped url parser; the rule ran on every symbol.
+        XCTAssertEqual((record("qrcode")?["payload"] as? [String: Any])?["type"] as? String, "url")
+        for s in ["qrcode", "ean13", "code128", "code39"] {
+            XCTAssertEqual((record(s)?["emitted"] as? [[String: Any]])?.count, 1, s)
+        }
+    }
+
+    func testSyntaxErrorStopsBeforeScanningWithExit2() throws {
+        let bad = try write("syntax.lua", "scan.parser {\n  name = 'x',\n  parse = function(ev) return { end,\n}\n")
+        let r = try CLI.run(["scan", "--script", bad, CLI.fixture("qrcode.png")])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertEqual(r.stdout, "", "nothing was scanned")
+        XCTAssertTrue(r.stderr.contains("syntax.lua:3: unexpected symbol near 'end'"), r.stderr)
+        let missing = try CLI.run(["scan", "--script", dir.appendingPathComponent("nope.lua").path, CLI.fixture("qrcode.png")])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("nope.lua: cannot read script: No such file or directory"), missing.stderr)
+    }
+
+    func testActionsAreCarriedOutOrOnlyPrintedWithDryRun() throws {
+        let handler = try write("act.lua", """
+            local scan = require "scan"
+            scan.rule { name = "log", on = "url", run = function(p)
+              return { { type = "append", path = "seen.txt", line = p.host }, { type = "append", path = "../escape.txt", line = "x" } }
+            end }
+            """)
+        let dry = try CLI.run(["scan", "--dry-run", "--script", handler, CLI.fixture("qrcode.png")], cwd: dir)
+        let dryActions = try XCTUnwrap(dry.records.first?["actions"] as? [[String: Any]])
+        XCTAssertEqual(dryActions.map { $0["status"] as? String }, ["dry-run", "dry-run"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("seen.txt").path))
+
+        let real = try CLI.run(["scan", "--script", handler, CLI.fixture("qrcode.png"), CLI.fixture("qrcode.png")], cwd: dir)
+        let actions = try XCTUnwrap(real.records.first?["actions"] as? [[String: Any]])
+        XCTAssertEqual(actions[0]["status"] as? String, "done")
+        XCTAssertEqual(actions[0]["rule"] as? String, "log")
+        XCTAssertEqual(actions[1]["status"] as? String, "failed")
+        XCTAssertEqual(actions[1]["error"] as? String,
+                       "../escape.txt: append is limited to paths below the working directory (use --trust to lift this)")
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("seen.txt"), encoding: .utf8), "example.com\nexample.com\n")
+    }
+
+    func testStopActionEndsTheScan() throws {
+        let handler = try write("stop.lua", """
+            local scan = require "scan"
+            scan.rule { name = "first", on = "url", run = function() return { type = "stop" } end }
+            """)
+        let r = try CLI.run(["scan", "--raw", "--script", handler, CLI.fixture("ean13.png"), CLI.fixture("qrcode.png"), CLI.fixture("code39.png")])
+        XCTAssertEqual(r.stdout, "4719512002889\nhttps://example.com/scanlua\n")
+        XCTAssertEqual(r.status, 0)
+    }
+
+    func testConfigFileSetsOptionsAndLoadsHandlers() throws {
+        try write("handlers/tagger.lua", """
+            local scan = require "scan"
+            scan.parser { name = "tag", parse = function(ev) return { type = "tagged", text = ev.text } end }
+            """)
+        try write("scanlua.lua", """
+            local scan = require "scan"
+            scan.options { default_scripts = false, max_failures = 2 }
+            require "handlers.tagger"
+            """)
+        // ./scanlua.lua is picked up from the working directory; default scripts are off, so url does not claim.
+        let r = try CLI.run(["simulate", "--text", "https://example.com/"], cwd: dir)
+        XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, "tagged", r.stderr)
+
+        let xdg = try write("xdg/scanlua/init.lua", "require('scan').options { default_scripts = false }\n")
+        _ = xdg
+        let viaXDG = try CLI.run(["simulate", "--text", "https://example.com/"],
+                                 env: ["XDG_CONFIG_HOME": dir.appendingPathComponent("xdg").path])
+        XCTAssertEqual((viaXDG.records.first?["payload"] as? [String: Any])?["type"] as? String, "raw")
+
+        let bad = try write("bad-config.lua", "require('scan').options { colour = 'blue' }\n")
+        let r2 = try CLI.run(["simulate", "--config", bad, "--text", "x"])
+        XCTAssertEqual(r2.status, 2)
+        XCTAssertTrue(r2.stderr.contains("bad-config.lua:1: scan.options: unknown option 'colour'"), r2.stderr)
+    }
+
+    func testSimulateReadsNDJSONWithSiblingsAndReportsBadLines() throws {
+        let handler = try write("pair.lua", """
+            local scan = require "scan"
+            scan.parser { name = "pair", match = "^L", parse = function(ev)
+              return { type = "pair", right = ev.siblings[1] and ev.siblings[1].text or false, charset = ev.charset }
+            end }
+            """)
+        let input = """
+            {"symbology": "qrcode", "text": "L-left", "siblings": [{"text": "**right"}]}
+            not json
+            {"bytes": "pGa4bg=="}
+            {"symbology": "qrcode"}
+
+            """
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", handler], stdin: Data(input.utf8))
+        XCTAssertEqual(r.status, 1)
+        let recs = r.records
+        XCTAssertEqual(recs.count, 4)
+        XCTAssertEqual((recs[0]["payload"] as? [String: Any])?["right"] as? String, "**right")
+        XCTAssertEqual(recs[1]["error"] as? String, "not a JSON object: not json")
+        XCTAssertEqual(recs[1]["source"] as? String, "stdin:2")
+        XCTAssertEqual(recs[2]["text"] as? String, "口罩")
+        XCTAssertEqual(recs[2]["charset"] as? String, "big5")
+        XCTAssertEqual(recs[3]["error"] as? String, "needs \"text\" (a string) or \"bytes\" (base64)")
+        let hex = try CLI.run(["simulate", "--no-default-scripts", "--symbology", "code128", "--hex", "a4 66 b8 6e"])
+        XCTAssertEqual(hex.records.first?["symbology"] as? String, "code128")
+        XCTAssertEqual(hex.records.first?["text"] as? String, "口罩")
+        XCTAssertEqual(try CLI.run(["simulate", "--hex", "zz"]).status, 2)
+    }
+
+    func testTestCommandReportsFailuresWithFileAndLine() throws {
+        try write("t/math_test.lua", """
+            describe("math", function()
+              it("adds", function() expect(1 + 1).to_equal(2) end)
+              it("is wrong", function()
+                expect({ a = 1 }).to_equal({ a = 2 })
+              end)
+            end)
+            """)
+        try write("t/broken_test.lua", "this is not lua\n")
+        let r = try CLI.run(["test", dir.appendingPathComponent("t").path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stdout.contains("math_test.lua: math > is wrong\n  "), r.stdout)
+        XCTAssertTrue(r.stdout.contains("math_test.lua:4: expected {a = 2}, got {a = 1}"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("broken_test.lua: could not load"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("1 passed, 2 failed\n"), r.stdout)
+    }
+
+    func testHandlerDisabledAfterFailuresWarnsOnce() throws {
+        let handler = try write("flaky.lua", "require('scan').parser { name = 'flaky', parse = function() error('nope') end }\n")
+        let input = String(repeating: "{\"text\": \"x\"}\n", count: 4)
+        let r = try CLI.run(["simulate", "--max-failures", "2", "--script", handler], stdin: Data(input.utf8))
+        XCTAssertEqual(r.records.map { ($0["errors"] as? [Any])?.count ?? 0 }, [1, 1, 0, 0])
+        XCTAssertEqual(r.stderr.components(separatedBy: "parser 'flaky'").count - 1, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("disabled after 2 failures in a row; last: "), r.stderr)
+    }
+}

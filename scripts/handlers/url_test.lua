@@ -1,0 +1,15 @@
+-- The shipped url handler, through the registered parsers like a real scan.
+describe("url handler", function()
+  it("claims http(s) QR codes with their parts", function()
+    local r = scan.simulate { symbology = "qrcode", text = "http://bank.example@evil.example/login?a=1" }
+    expect(r.parser).to_equal("url")
+    expect(r.payload.type).to_equal("url")
+    expect(r.payload.host).to_equal("evil.example")
+    expect(r.payload.userinfo).to_equal("bank.example")
+    expect(r.payload.query).to_equal({ a = "1" })
+  end)
+  it("leaves other text and other symbologies raw", function()
+    expect(scan.simulate { text = "just words" }.payload).to_equal({ type = "raw" })
+    expect(scan.simulate { symbology = "ean13", text = "http://x.example/" }.payload.type).to_equal("raw")
+  end)
+end)

@@ -1,0 +1,28 @@
+local checkdigit = require "checkdigit"
+
+describe("checkdigit", function()
+  it("computes GS1 mod-10 check digits", function()
+    expect(checkdigit.gs1("471951200288")).to_equal(9)
+    expect(checkdigit.gs1("978020137962")).to_equal(4)
+    expect(checkdigit.gs1("9638507")).to_equal(4)        -- EAN-8 96385074
+    expect(checkdigit.gs1("03600029145")).to_equal(2)    -- UPC-A 036000291452
+    expect(checkdigit.gs1_valid("4719512002889")).to_be(true)
+    expect(checkdigit.gs1_valid("4719512002888")).to_be(false)
+    expect(checkdigit.gs1_valid("47195x2002889")).to_be(false)
+  end)
+  it("computes ISBN-10 mod-11 check characters", function()
+    expect(checkdigit.mod11("986175405")).to_equal("9")
+    expect(checkdigit.mod11("080442957")).to_equal("X")
+    expect(checkdigit.mod11_valid("080442957X")).to_be(true)
+    expect(checkdigit.mod11_valid("0804429571")).to_be(false)
+  end)
+  it("validates IBANs with mod-97", function()
+    expect(checkdigit.iban_valid("DE89 3704 0044 0532 0130 00")).to_be(true)
+    expect(checkdigit.iban_valid("GB82WEST12345698765432")).to_be(true)
+    expect(checkdigit.iban_valid("GB82WEST12345698765433")).to_be(false)
+    expect(checkdigit.mod97("3214282912345698765432161182")).to_equal(1)
+  end)
+  it("raises on non-digits where a check digit is computed", function()
+    expect(function() checkdigit.gs1("12a") end).to_fail('expected a string of digits, got "12a"')
+  end)
+end)
