@@ -2,6 +2,7 @@
 -- Runs once per engine, in the full environment, before any user script; it
 -- receives the host's Swift functions and returns the table the host calls.
 local host = ...
+collectgarbage("incremental", 400, 200)  -- events are short-lived garbage: collect less often
 local arm, tripped, memory_refused = host.limits.arm, host.limits.tripped, host.limits.memory_refused
 
 local traceback, getinfo = debug.traceback, debug.getinfo

@@ -1,0 +1,176 @@
+---@meta
+-- LuaLS annotations for scanlua's Lua API. Not loaded at run time: point your editor's
+-- Lua language server at scripts/ (e.g. "workspace.library": ["<scanlua>/scripts/types"]).
+
+---@class scanlua.Point
+---@field x integer
+---@field y integer
+
+---@class scanlua.Box
+---@field x integer
+---@field y integer
+---@field width integer
+---@field height integer
+
+---One decoded symbol as handlers see it. Read-only: writing a field raises an error.
+---@class scanlua.Event
+---@field symbology string   `qrcode`, `ean13`, `ean8`, `upca`, `upce`, `isbn10`, `isbn13`, `ean2`, `ean5`, `i25`, `databar`, `databar-exp`, `codabar`, `code39`, `code93`, `code128`, `sqcode`
+---@field bytes string       the payload exactly as encoded (a byte string)
+---@field text string        UTF-8 text of bytes, read with `charset`
+---@field charset string     `utf-8`, `big5`, `gb18030`, `shift_jis`, `iso-8859-1` or `binary`
+---@field points scanlua.Point[] QR corners, or the outline of a linear code, in image pixels
+---@field bbox scanlua.Box
+---@field orientation string `up`, `right`, `down`, `left` or `unknown`
+---@field quality integer
+---@field modifiers string[] `gs1`, `aim`
+---@field addon string?      EAN-2/EAN-5 add-on digits next to an EAN/UPC code
+---@field source string      file path, `-`, or `simulate`
+---@field frame integer      frame index within the source (0 for still images)
+---@field time number        capture time, seconds since 1970
+---@field siblings scanlua.Event[] the other symbols of the same frame (no siblings of their own)
+
+---What a parser returns: any table; `type` defaults to the parser's name.
+---@class scanlua.Payload
+---@field type string
+
+---An action rules return for the host to carry out (`--dry-run` only prints it).
+---@class scanlua.Action
+---@field type "append"|"stop"  append: `path` (below the working directory) and `line`; stop: end the scan after this frame
+---@field path string?
+---@field line string?
+
+---@class scanlua.ParserSpec
+---@field name string                   unique name; also the payload `type` when parse leaves it out
+---@field parse fun(ev: scanlua.Event): scanlua.Payload|nil  return a payload to claim the symbol, nil to pass
+---@field symbologies string|string[]?  only these symbologies (keyed parsers run before the others)
+---@field match string?                 a Lua pattern the text must match (cheap prefilter)
+---@field when fun(ev: scanlua.Event): boolean?  a predicate run before parse
+---@field priority number?              higher runs first (default 0)
+
+---@class scanlua.Context
+---@field rule string                    the running rule's name
+---@field event scanlua.Event            the symbol's event
+---@field emit fun(record: table)        add a record to the symbol's `emitted` list (gets `rule`)
+---@field log fun(level: "debug"|"info"|"warn"|"error", message: string)  a line on stderr
+
+---@class scanlua.RuleSpec
+---@field name string
+---@field run fun(payload: scanlua.Payload, ctx: scanlua.Context): scanlua.Action|scanlua.Action[]|nil
+---@field on string|string[]?            payload types it applies to (nil or "*" for all)
+---@field when fun(payload: scanlua.Payload, ev: scanlua.Event): boolean?
+
+---@class scanlua.Options
+---@field instruction_limit integer?     instructions per handler call (0 = unlimited)
+---@field memory_limit integer?          bytes for the whole Lua state (0 = unlimited)
+---@field max_failures integer?          failures in a row before a handler is disabled
+---@field trust boolean?                 full standard library for the scripts loaded after the config
+---@field default_scripts boolean?       load the shipped handler library (default true)
+
+---@class scanlua.SimulateSpec
+---@field symbology string?              default `qrcode`
+---@field text string?                   the payload as text
+---@field bytes string?                  or as bytes
+---@field source string?
+---@field siblings {symbology: string?, text: string?, bytes: string?}[]?
+
+---@class scanlua.Record
+---@field payload scanlua.Payload
+---@field parser string?                 the parser that claimed the symbol
+---@field actions scanlua.Action[]?
+---@field emitted table[]?
+---@field errors {parser: string?, rule: string?, message: string, traceback: string?}[]?
+
+---@class scanlua.scan
+local scan = {}
+
+---Registers a parser: symbol -> payload. The first parser that returns a table claims the symbol.
+---@param spec scanlua.ParserSpec
+---@return string name
+function scan.parser(spec) end
+
+---Registers a rule: payload -> actions. Every matching rule runs, in registration order.
+---@param spec scanlua.RuleSpec
+---@return string name
+function scan.rule(spec) end
+
+---Sets engine options (normally from the config file).
+---@param options scanlua.Options
+function scan.options(options) end
+
+---The names of the registered handlers, in dispatch order.
+---@return {parsers: string[], rules: string[]}
+function scan.handlers() end
+
+---Pushes a mock symbol through the registered parsers and rules (tests, previews).
+---@param spec scanlua.SimulateSpec
+---@return scanlua.Record
+function scan.simulate(spec) end
+
+---@class scanlua.Expectation
+---@field to_equal fun(expected: any)     deep equality
+---@field to_be fun(expected: any)        rawequal
+---@field to_be_nil fun()
+---@field to_be_truthy fun()
+---@field to_be_falsy fun()
+---@field to_contain fun(item: any)       substring, or an element of a table
+---@field to_match fun(pattern: string)
+---@field to_fail fun(pattern: string?)   the function raises (an error matching pattern)
+
+---Test files only (`scanlua test`): a group of tests.
+---@param name string
+---@param fn fun()
+function describe(name, fn) end
+
+---Test files only: one test.
+---@param name string
+---@param fn fun()
+function it(name, fn) end
+
+---Test files only.
+---@param actual any
+---@return scanlua.Expectation
+function expect(actual) end
+
+---@class scanlua.codec
+---@field decode fun(bytes: string, charset: string): string|nil, string?  nil plus a reason on invalid input
+---@field encode fun(text: string, charset: string): string|nil, string?
+---@field detect fun(bytes: string): string, string  text and charset, as events are decoded
+
+---@class scanlua.json
+---@field encode fun(value: any, options: {sort_keys: boolean?, indent: string?}?): string
+---@field decode fun(text: string): any, string?
+---@field null table
+---@field array fun(t: table?): table
+
+---@class scanlua.base64
+---@field encode fun(bytes: string): string
+---@field decode fun(text: string): string|nil, string?
+
+---@class scanlua.hex
+---@field encode fun(bytes: string, upper: boolean?): string
+---@field decode fun(text: string): string|nil, string?
+
+---@class scanlua.URL
+---@field scheme string
+---@field userinfo string?
+---@field host string?
+---@field port integer?
+---@field path string
+---@field query string?
+---@field query_params table<string, string|string[]>?
+---@field fragment string?
+
+---@class scanlua.url
+---@field parse fun(text: string): scanlua.URL|nil, string?
+---@field decode fun(text: string, plus_as_space: boolean?): string|nil, string?
+---@field encode fun(text: string): string
+
+---@class scanlua.checkdigit
+---@field gs1 fun(digits: string): integer
+---@field gs1_valid fun(code: string): boolean
+---@field mod11 fun(digits: string): string
+---@field mod11_valid fun(isbn10: string): boolean
+---@field mod97 fun(text: string): integer
+---@field iban_valid fun(iban: string): boolean
+
+return scan
