@@ -117,24 +117,6 @@ int scanlua_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
     return luaL_loadbufferx(L, buf, len, chunkname, "t");
 }
 
-static int setfield_protected(lua_State *L) {
-    /* stack: table, key, value */
-    lua_settable(L, 1);
-    return 0;
-}
-
-int scanlua_setfield(lua_State *L, int t, const char *k) {
-    t = lua_absindex(L, t);
-    lua_pushcfunction(L, setfield_protected);
-    lua_pushvalue(L, t);
-    lua_pushstring(L, k);
-    lua_pushvalue(L, -4);  /* the value */
-    int status = lua_pcall(L, 3, 0, 0);
-    if (status == LUA_OK) lua_pop(L, 1);  /* pop value */
-    else lua_remove(L, -2);  /* leave the message, drop the value */
-    return status;
-}
-
 /* }============================================================ */
 
 /* {====================== Swift functions ======================} */

@@ -23,13 +23,9 @@
 
 static const int scanlua_LUA_REGISTRYINDEX = LUA_REGISTRYINDEX;
 static inline void scanlua_lua_pop(lua_State *L, int n) { lua_pop(L, n); }
-static inline void scanlua_lua_newtable(lua_State *L) { lua_newtable(L); }
-static inline int scanlua_lua_isnil(lua_State *L, int i) { return lua_isnil(L, i); }
 static inline const char *scanlua_lua_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
 static inline lua_Number scanlua_lua_tonumber(lua_State *L, int i) { return lua_tonumberx(L, i, NULL); }
 static inline lua_Integer scanlua_lua_tointeger(lua_State *L, int i) { return lua_tointegerx(L, i, NULL); }
-static inline void scanlua_lua_insert(lua_State *L, int i) { lua_insert(L, i); }
-static inline void scanlua_lua_remove(lua_State *L, int i) { lua_remove(L, i); }
 
 /* }============================================================ */
 
@@ -68,10 +64,6 @@ int scanlua_pcall(lua_State *L, int nargs, int nresults);
 
 /* luaL_loadbufferx in text mode only (precompiled chunks are refused). */
 int scanlua_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname);
-
-/* Operations that can raise, run protected: lua_setfield/lua_rawseti into the
-** table at index t with the value on top (popped). Return the Lua status. */
-int scanlua_setfield(lua_State *L, int t, const char *k);
 
 /* }============================================================ */
 

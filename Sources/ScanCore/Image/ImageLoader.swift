@@ -18,7 +18,7 @@ public struct ImageLoader: Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .unreadable(path: path, reason: Self.describe(error))
+            throw .unreadable(path: path, reason: fileErrorReason(error))
         }
         return try decode(data, name: path)
     }
@@ -34,17 +34,18 @@ public struct ImageLoader: Sendable {
         case .unknown: throw .unknownFormat(path: name)
         }
     }
+}
 
-    private static func describe(_ error: Error) -> String {
-        let ns = error as NSError
-        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
-        }
-        switch ns.code {
-        case NSFileReadNoSuchFileError: return "No such file or directory"
-        case NSFileReadNoPermissionError: return "Permission denied"
-        default: return ns.localizedDescription
-        }
+/// The errno text of a Foundation file error ("No such file or directory"), for messages naming a file.
+public func fileErrorReason(_ error: Error) -> String {
+    let ns = error as NSError
+    if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+        return String(cString: strerror(Int32(posix.code)))
+    }
+    switch ns.code {
+    case NSFileReadNoSuchFileError: return "No such file or directory"
+    case NSFileReadNoPermissionError: return "Permission denied"
+    default: return ns.localizedDescription
     }
 }
 

@@ -57,7 +57,7 @@ public final class ScriptEngine {
     public func run(file path: String) throws(ScriptError) {
         let source: [UInt8]
         do { source = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-            throw .file("\(path): cannot read script: \(Self.reason(error))")
+            throw .file("\(path): cannot read script: \(fileErrorReason(error))")
         }
         let dir = (path as NSString).deletingLastPathComponent
         addModulePath(dir.isEmpty ? "." : dir)
@@ -277,14 +277,6 @@ public final class ScriptEngine {
     static func display(_ path: String) -> String {
         let cwd = FileManager.default.currentDirectoryPath + "/"
         return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
-    }
-
-    static func reason(_ error: Error) -> String {
-        let ns = error as NSError
-        if let u = ns.userInfo[NSUnderlyingErrorKey] as? NSError, u.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(u.code)))
-        }
-        return ns.code == NSFileReadNoSuchFileError ? "No such file or directory" : ns.localizedDescription
     }
 }
 

@@ -56,11 +56,8 @@ final class LuaState {
         get { Int(limits.pointee.instruction_limit) }
         set { limits.pointee.instruction_limit = Int64(newValue) }
     }
-    var memoryUsed: Int { limits.pointee.memory_used }
-    var budgetTripped: Bool { limits.pointee.tripped != 0 }
-    var memoryRefused: Bool { limits.pointee.memory_refused != 0 }
-
-    /// Arms (from zero) or disarms the instruction budget; clears the memory-refused flag when arming.
+    /// Arms (from zero) or disarms the instruction budget: for script loads. Handlers are armed
+    /// from the prelude through the C functions of ``LuaValue/limitFunctions``.
     func armBudget(_ armed: Bool) {
         if armed { limits.pointee.memory_refused = 0 }
         scanlua_arm_budget(L, armed ? 1 : 0)
@@ -133,7 +130,6 @@ final class LuaState {
     // MARK: Reading
 
     func type(at i: Int32) -> Int32 { lua_type(L, i) }
-    func isNil(at i: Int32) -> Bool { lua_type(L, i) <= LUA_TNIL }
 
     /// The bytes of the string at `i`, or nil when it is not a string (numbers are not converted).
     func bytes(at i: Int32) -> [UInt8]? {
@@ -282,15 +278,6 @@ final class LuaState {
             pop()
             if status == LUA_ERRMEM { throw .runtime(message: "memory limit exceeded (\(memoryLimit / 1_048_576) MiB)", traceback: "") }
             throw ScriptError.runtime(fromTraceback: text)
-        }
-    }
-
-    /// Sets `t.key = value on top` (popped) for the table at `t`, protected.
-    func setField(_ t: Int32, _ key: String) throws(ScriptError) {
-        guard scanlua_setfield(L, t, key) == LUA_OK else {
-            let m = string(at: -1) ?? "error"
-            pop()
-            throw .runtime(message: m, traceback: "")
         }
     }
 }
