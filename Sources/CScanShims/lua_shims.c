@@ -66,6 +66,24 @@ void scanlua_arm_budget(lua_State *L, int armed) {
     lim->armed = armed;
 }
 
+static int msghandler(lua_State *L);
+
+/* call(fn, ...) -> true, result | false, message-with-traceback: one handler call under
+** the instruction budget (armed from zero, disarmed after), in a single C call. */
+static int l_call(lua_State *L) {
+    int nargs = lua_gettop(L) - 1;
+    scanlua_limits *lim = limits_of(L);
+    lim->memory_refused = 0;
+    scanlua_arm_budget(L, 1);
+    lua_pushcfunction(L, msghandler);
+    lua_insert(L, 1);  /* stack: msgh, fn, args... */
+    int status = lua_pcall(L, nargs, 1, 1);
+    scanlua_arm_budget(L, 0);
+    lua_pushboolean(L, status == LUA_OK);
+    lua_replace(L, 1);  /* stack: ok, result */
+    return 2;
+}
+
 static int l_arm(lua_State *L) {
     scanlua_arm_budget(L, lua_toboolean(L, 1));
     if (lua_toboolean(L, 1)) limits_of(L)->memory_refused = 0;
@@ -84,7 +102,8 @@ static int l_memory_refused(lua_State *L) {
 
 void scanlua_push_limit_functions(lua_State *L) {
     static const luaL_Reg funcs[] = {
-        {"arm", l_arm}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused}, {NULL, NULL}
+        {"arm", l_arm}, {"call", l_call}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused},
+        {NULL, NULL}
     };
     luaL_newlib(L, funcs);
 }

@@ -49,8 +49,9 @@ lua_State *scanlua_newstate(scanlua_limits *limits);
 /* Arms the instruction budget from zero (armed = 1) or disarms it (0). */
 void scanlua_arm_budget(lua_State *L, int armed);
 
-/* Pushes a table of C functions for the prelude, called once per handler:
-** arm(bool) (arming also clears memory_refused), tripped(), memory_refused(). */
+/* Pushes a table of C functions for the prelude: call(fn, ...) runs one handler
+** under the budget and returns ok, result-or-traceback; arm(bool) (arming also
+** clears memory_refused), tripped(), memory_refused(). */
 void scanlua_push_limit_functions(lua_State *L);
 
 /* }==================================================== */

@@ -3,7 +3,7 @@
 -- receives the host's Swift functions and returns the table the host calls.
 local host = ...
 collectgarbage("incremental", 400, 200)  -- events are short-lived garbage: collect less often
-local arm, tripped, memory_refused = host.limits.arm, host.limits.tripped, host.limits.memory_refused
+local budget_call, tripped, memory_refused = host.limits.call, host.limits.tripped, host.limits.memory_refused
 
 local traceback, getinfo = debug.traceback, debug.getinfo
 local raw_pcall, raw_xpcall = pcall, xpcall
@@ -175,16 +175,10 @@ local function handler_error(h, msg)
   return err
 end
 
-local function add_traceback(e)
-  if type(e) == "string" then return traceback(e, 2) end
-  return e
-end
-
--- Calls fn(...) under the instruction budget. Returns true, result or false, error record.
+-- Calls fn(a, b) under the instruction budget (in C: arm, pcall with traceback, disarm).
+-- Returns true, result or false, error record.
 local function call(h, fn, a, b)
-  arm(true)
-  local ok, res = raw_xpcall(fn, add_traceback, a, b)
-  arm(false)
+  local ok, res = budget_call(fn, a, b)
   if ok then
     h.failures = 0
     return true, res
