@@ -84,12 +84,6 @@ static int l_call(lua_State *L) {
     return 2;
 }
 
-static int l_arm(lua_State *L) {
-    scanlua_arm_budget(L, lua_toboolean(L, 1));
-    if (lua_toboolean(L, 1)) limits_of(L)->memory_refused = 0;
-    return 0;
-}
-
 static int l_tripped(lua_State *L) {
     lua_pushboolean(L, limits_of(L)->tripped);
     return 1;
@@ -102,7 +96,7 @@ static int l_memory_refused(lua_State *L) {
 
 void scanlua_push_limit_functions(lua_State *L) {
     static const luaL_Reg funcs[] = {
-        {"arm", l_arm}, {"call", l_call}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused},
+        {"call", l_call}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused},
         {NULL, NULL}
     };
     luaL_newlib(L, funcs);

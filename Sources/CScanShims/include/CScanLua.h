@@ -50,8 +50,8 @@ lua_State *scanlua_newstate(scanlua_limits *limits);
 void scanlua_arm_budget(lua_State *L, int armed);
 
 /* Pushes a table of C functions for the prelude: call(fn, ...) runs one handler
-** under the budget and returns ok, result-or-traceback; arm(bool) (arming also
-** clears memory_refused), tripped(), memory_refused(). */
+** under the budget and returns ok, result-or-traceback; tripped() and
+** memory_refused() tell why the last call failed. */
 void scanlua_push_limit_functions(lua_State *L);
 
 /* }==================================================== */

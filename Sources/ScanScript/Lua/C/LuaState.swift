@@ -20,7 +20,7 @@ enum LuaValue {
     case function(LuaState.SwiftFunction)
     /// The value held in the registry under this reference.
     case ref(Int32)
-    /// The C table of budget functions (arm, tripped, memory_refused).
+    /// The C table of budget functions (call, tripped, memory_refused).
     case limitFunctions
 }
 
