@@ -54,16 +54,20 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
 }
 
 lua_State *scanlua_newstate(scanlua_limits *limits) {
-    lua_State *L = lua_newstate(limited_alloc, limits);
-    if (L) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
-    return L;
+    return lua_newstate(limited_alloc, limits);
 }
 
+/* The count hook is installed on the calling thread only while armed: a count hook puts
+** Lua's VM in its slow, trap-checking loop for every instruction, which would tax the
+** dispatcher's own code too. Threads created while armed inherit it (lua_newthread copies
+** the hook); the sandbox hooks coroutines created at other times (l_hook_thread). */
 void scanlua_arm_budget(lua_State *L, int armed) {
     scanlua_limits *lim = limits_of(L);
     lim->instructions = 0;
     lim->tripped = 0;
     lim->armed = armed;
+    if (armed) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    else lua_sethook(L, NULL, 0, 0);
 }
 
 static int msghandler(lua_State *L);
@@ -84,6 +88,12 @@ static int l_call(lua_State *L) {
     return 2;
 }
 
+static int l_hook_thread(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    if (co) lua_sethook(co, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+    return 0;
+}
+
 static int l_tripped(lua_State *L) {
     lua_pushboolean(L, limits_of(L)->tripped);
     return 1;
@@ -96,7 +106,7 @@ static int l_memory_refused(lua_State *L) {
 
 void scanlua_push_limit_functions(lua_State *L) {
     static const luaL_Reg funcs[] = {
-        {"call", l_call}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused},
+        {"call", l_call}, {"hook_thread", l_hook_thread}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused},
         {NULL, NULL}
     };
     luaL_newlib(L, funcs);

@@ -270,3 +270,32 @@ final class EngineTests: XCTestCase {
         }
     }
 }
+
+extension EngineTests {
+    func testCoroutinesCannotEscapeTheBudget() throws {
+        var limits = ScriptLimits()
+        limits.instructionLimit = 500_000
+        let e = try engine("""
+            local scan = require "scan"
+            local spinner = coroutine.wrap(function() while true do end end)  -- made at load time
+            scan.parser { name = "co", priority = 2, parse = function(ev)
+              local co = coroutine.create(function() while true do end end)
+              local ok, err = coroutine.resume(co)
+              return { ok = ok, err = err }
+            end }
+            scan.parser { name = "wrapped", priority = 1, parse = function(ev) spinner() end }
+            """, limits: limits)
+        let r = e.process(event("x"))
+        XCTAssertEqual(r.payload["ok"], .bool(false))
+        guard case .string(let m)? = r.payload["err"] else { return XCTFail("\(r.payload)") }
+        XCTAssertTrue(m.hasSuffix("handler.lua:4: instruction budget exceeded (500000 instructions)"), m)
+        let second = try engine("""
+            local scan = require "scan"
+            local spinner = coroutine.wrap(function() while true do end end)
+            scan.parser { name = "wrapped", parse = function(ev) spinner() end }
+            """, name: "h2.lua", limits: limits)
+        let r2 = second.process(event("x"))
+        XCTAssertEqual(r2.errors.count, 1)
+        XCTAssertTrue(r2.errors.first?["message"]?.serialized.contains("h2.lua:2: instruction budget exceeded") ?? false, "\(r2.errors)")
+    }
+}

@@ -46,11 +46,13 @@ typedef struct scanlua_limits {
 ** whose count hook enforces limits->instruction_limit while armed. */
 lua_State *scanlua_newstate(scanlua_limits *limits);
 
-/* Arms the instruction budget from zero (armed = 1) or disarms it (0). */
+/* Arms the instruction budget from zero (armed = 1) or disarms it (0); the count
+** hook is on the calling thread only while armed. */
 void scanlua_arm_budget(lua_State *L, int armed);
 
 /* Pushes a table of C functions for the prelude: call(fn, ...) runs one handler
-** under the budget and returns ok, result-or-traceback; tripped() and
+** under the budget and returns ok, result-or-traceback; hook_thread(co) puts the
+** count hook on a coroutine; tripped() and
 ** memory_refused() tell why the last call failed. */
 void scanlua_push_limit_functions(lua_State *L);
 

@@ -108,10 +108,8 @@ public final class ScriptEngine {
             try lua.withoutMemoryLimit { () throws(ScriptError) in
                 lua.pushEvent(event.symbol, info: event.info, siblings: event.siblings)
             }
-        } catch {}
-        do {
-            try lua.call(nargs: 1, nresults: 1)
-            return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult() }
+            try lua.call(nargs: 2, nresults: 5)
+            return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult(at: base + 1) }
         } catch {
             // The dispatcher itself failed (memory exhausted between handlers, a payload that is not JSON).
             return ScriptResult(payload: .object([("type", .string("raw"))]), parser: nil, actions: [], emitted: [],
@@ -119,21 +117,14 @@ public final class ScriptEngine {
         }
     }
 
-    private func readResult() throws(ScriptError) -> ScriptResult {
-        func list(_ key: String) throws(ScriptError) -> [JSON] {
-            lua.rawField(-1, key)
-            defer { lua.pop() }
-            if case .array(let items) = try lua.json(at: -1) { return items }
+    /// Reads dispatch's results: payload, parser, errors, actions, emitted (lists may be nil).
+    private func readResult(at i: Int32) throws(ScriptError) -> ScriptResult {
+        func list(_ index: Int32) throws(ScriptError) -> [JSON] {
+            if case .array(let items) = try lua.json(at: index) { return items }
             return []
         }
-        lua.rawField(-1, "payload")
-        let payload = try lua.json(at: -1)
-        lua.pop()
-        lua.rawField(-1, "parser")
-        let parser = lua.string(at: -1)
-        lua.pop()
-        return ScriptResult(payload: payload, parser: parser, actions: try list("actions"),
-                            emitted: try list("emitted"), errors: try list("errors"))
+        return ScriptResult(payload: try lua.json(at: i), parser: lua.string(at: i + 1), actions: try list(i + 3),
+                            emitted: try list(i + 4), errors: try list(i + 2))
     }
 
     // MARK: Tests
@@ -221,6 +212,13 @@ public final class ScriptEngine {
                 let source = L.string(at: 3) ?? "simulate"
                 let symbol = Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes)
                 L.pushEvent(symbol, info: FrameInfo(source: source), siblings: [])
+                return 2
+            }),
+            ("make_sibling", .function { L throws(ScriptError) in
+                let symbology = String(decoding: try L.checkString(1, "scan.simulate"), as: UTF8.self)
+                let bytes = try L.checkString(2, "scan.simulate")
+                let source = L.string(at: 3) ?? "simulate"
+                L.pushSibling(Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes), info: FrameInfo(source: source))
                 return 1
             }),
             ("codec", Codec.module()),

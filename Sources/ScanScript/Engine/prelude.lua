@@ -16,14 +16,34 @@ local parser_names, rule_names = {}, {}
 
 -- {====================== Read-only views ======================
 
--- A view is an empty table reading through to its original, kept under a private key
--- (no weak tables: they would cost every garbage collection a walk over all events).
-local ORIGINAL, CACHE = {}, {}
+-- Events are read-only. The host hands over two tables: `fields` with the scalar fields
+-- (symbology, text, bytes, ...) and `nested` with the tables (points, bbox, modifiers,
+-- siblings). The event is an empty proxy whose metatable's __index is `fields` itself, so
+-- reading a scalar is a plain table lookup; nested tables are frozen on first use and cached
+-- in `fields`. Writing any field raises. (rawset can still write to the proxy: read-only is
+-- a guard against mistakes, not a security boundary.)
+local NESTED = {}  -- private key: fields[NESTED] = nested
 
 local function readonly_error() error("scan event and payload are read-only", 2) end
 
 local freeze
+local NESTED_NAMES = { "points", "bbox", "modifiers", "siblings" }
+local EMPTY  -- frozen defaults for nested tables the host left out (no points, no siblings)
 
+local fields_mt = {
+  __index = function(fields, k)
+    local v = rawget(fields, NESTED)[k]
+    if v == nil then return EMPTY[k] end
+    if type(v) == "table" then
+      v = freeze(v)
+      rawset(fields, k, v)
+    end
+    return v
+  end,
+}
+
+-- Generic views for anything else (nested tables, siblings): reads go through a function.
+local ORIGINAL, CACHE = {}, {}
 local view_mt = {
   __index = function(view, k)
     local v = rawget(view, ORIGINAL)[k]
@@ -50,6 +70,35 @@ local view_mt = {
 function freeze(t)
   if type(t) ~= "table" then return t end
   return setmetatable({ [ORIGINAL] = t }, view_mt)
+end
+
+EMPTY = { points = freeze({}), modifiers = freeze({}), siblings = freeze({}),
+          bbox = freeze({ x = 0, y = 0, width = 0, height = 0 }) }
+local NO_NESTED = {}
+
+local function event_pairs(fields)
+  local k, n = nil, 0
+  return function()
+    if n == 0 then
+      repeat k = next(fields, k) until k == nil or (k ~= NESTED and EMPTY[k] == nil)
+      if k ~= nil then return k, fields[k] end
+    end
+    n = n + 1
+    local name = NESTED_NAMES[n]
+    if name then return name, fields[name] end
+  end
+end
+
+-- The event proxy for one symbol (see above). `nested` may be nil: nothing nested.
+local function make_event(fields, nested)
+  rawset(fields, NESTED, nested or NO_NESTED)
+  setmetatable(fields, fields_mt)
+  return setmetatable({}, {
+    __index = fields,
+    __newindex = readonly_error,
+    __pairs = function() return event_pairs(fields) end,
+    __metatable = "read-only",
+  })
 end
 
 -- }==============================================================
@@ -226,30 +275,34 @@ local ctx = {
   end,
 }
 
-local function dispatch(raw)
-  local ev = freeze(raw)
-  local record = {}
-  local text, symbology = raw.text, raw.symbology
-  local payload
-  for _, p in ipairs(parsers) do
+-- One symbol through the parsers and rules. Returns payload, parser name, and the errors,
+-- actions and emitted lists (nil when empty): multiple values, so no record table is built.
+local function dispatch(fields, nested)
+  local ev = make_event(fields, nested)
+  local text, symbology = fields.text, fields.symbology
+  local payload, parser, errors, actions
+  for i = 1, #parsers do
+    local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
         and (not p.match or sfind(text, p.match)) then
       local ok, res = true, true
       if p.when then ok, res = call(p, p.when, ev) end
       if not ok then
-        append(record, "errors", res)
+        errors = errors or {}
+        errors[#errors + 1] = res
       elseif res then
         ok, res = call(p, p.parse, ev)
         if not ok then
-          append(record, "errors", res)
+          errors = errors or {}
+          errors[#errors + 1] = res
         elseif res ~= nil then
           if type(res) ~= "table" then
-            append(record, "errors", { parser = p.name,
-              message = p.where .. ": parse must return a table or nil, got " .. type(res) })
+            errors = errors or {}
+            errors[#errors + 1] = { parser = p.name,
+              message = p.where .. ": parse must return a table or nil, got " .. type(res) }
           else
             if res.type == nil then res.type = p.name end
-            payload = res
-            record.parser = p.name
+            payload, parser = res, p.name
             break
           end
         end
@@ -257,20 +310,20 @@ local function dispatch(raw)
     end
   end
   payload = payload or { type = "raw" }
-  record.payload = payload
-  if #rules == 0 then return record end
-  local view = freeze(payload)
+  if #rules == 0 then return payload, parser, errors end
+  local record = { errors = errors }
   local ptype = payload.type
-  for _, r in ipairs(rules) do
+  for i = 1, #rules do
+    local r = rules[i]
     if not r.disabled and (not r.on or r.on[ptype]) then
       local ok, res = true, true
-      if r.when then ok, res = call(r, r.when, view, ev) end
+      if r.when then ok, res = call(r, r.when, payload, ev) end
       if not ok then
         append(record, "errors", res)
       elseif res then
         current_rule, current_record = r, record
         ctx.rule, ctx.event = r.name, ev
-        ok, res = call(r, r.run, view, ctx)
+        ok, res = call(r, r.run, payload, ctx)
         if not ok then
           append(record, "errors", res)
         elseif res ~= nil then
@@ -283,7 +336,7 @@ local function dispatch(raw)
       end
     end
   end
-  return record
+  return payload, parser, record.errors, record.actions, record.emitted
 end
 
 -- }==============================================================
@@ -339,7 +392,24 @@ local function fill_sandbox()
   env.table = deep_copy_lib(table)
   env.math = deep_copy_lib(math)
   env.utf8 = deep_copy_lib(utf8)
+  -- Coroutines always carry the count hook, wherever they were created (see lua_shims.c).
   env.coroutine = deep_copy_lib(coroutine)
+  local raw_create, raw_resume = coroutine.create, coroutine.resume
+  local hook_thread = host.limits.hook_thread
+  local function create(f)
+    local co = raw_create(f)
+    hook_thread(co)
+    return co
+  end
+  local function wrap_results(ok, ...)
+    if not ok then error((...), 0) end
+    return ...
+  end
+  env.coroutine.create = create
+  env.coroutine.wrap = function(f)
+    local co = create(f)
+    return function(...) return wrap_results(raw_resume(co, ...)) end
+  end
   env.os = copy_fields(os, { "time", "clock", "date", "difftime" })
   env.io = {
     -- Reading files under the working directory and the script directories; writing goes through actions.
@@ -409,22 +479,25 @@ local function raw_event(spec, api)
   if type(spec) ~= "table" then error(api .. ": expected a table", 3) end
   local bytes = spec.bytes or spec.text
   if type(bytes) ~= "string" then error(api .. ": needs 'text' or 'bytes' (a string)", 3) end
-  local ev = host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate")
+  local fields, nested = host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate")
   if spec.siblings then
+    nested = nested or {}
     local sibs = {}
     for i, s in ipairs(spec.siblings) do
       local sb = s.bytes or s.text
-      sibs[i] = host.make_event(s.symbology or "qrcode", sb, spec.source or "simulate")
+      if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
+      sibs[i] = host.make_sibling(s.symbology or "qrcode", sb, spec.source or "simulate")
     end
-    ev.siblings = sibs
+    nested.siblings = sibs
   end
-  return ev
+  return fields, nested
 end
 
 --- Pushes a symbol through the registered parsers and rules and returns its record:
 --- { payload = ..., parser = name?, actions = {...}, emitted = {...}, errors = {...} }.
 function scan.simulate(spec)
-  return dispatch(raw_event(spec, "scan.simulate"))
+  local payload, parser, errors, actions, emitted = dispatch(raw_event(spec, "scan.simulate"))
+  return { payload = payload, parser = parser, errors = errors, actions = actions, emitted = emitted }
 end
 
 local tests = {}
