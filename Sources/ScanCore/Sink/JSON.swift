@@ -1,5 +1,5 @@
 /// A JSON value whose objects keep their key order, so records print the same way every time.
-public indirect enum JSON: Equatable, Sendable {
+public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int)

@@ -108,7 +108,7 @@ public final class ScriptEngine {
             try lua.withoutMemoryLimit { () throws(ScriptError) in
                 lua.pushEvent(event.symbol, info: event.info, siblings: event.siblings)
             }
-            try lua.call(nargs: 2, nresults: 5)
+            try lua.call(nargs: 2, nresults: 7)
             return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult(at: base + 1) }
         } catch {
             // The dispatcher itself failed (memory exhausted between handlers, a payload that is not JSON).
@@ -117,14 +117,34 @@ public final class ScriptEngine {
         }
     }
 
-    /// Reads dispatch's results: payload, parser, errors, actions, emitted (lists may be nil).
+    /// Reads dispatch's results: payload, parser, errors, actions, action rules, emitted, emitted rules.
     private func readResult(at i: Int32) throws(ScriptError) -> ScriptResult {
-        func list(_ index: Int32) throws(ScriptError) -> [JSON] {
-            if case .array(let items) = try lua.json(at: index) { return items }
-            return []
+        ScriptResult(payload: try lua.json(at: i), parser: lua.string(at: i + 1),
+                     actions: try tagged(i + 3, rules: i + 4), emitted: try tagged(i + 5, rules: i + 6),
+                     errors: try list(i + 2))
+    }
+
+    private func list(_ index: Int32) throws(ScriptError) -> [JSON] {
+        guard lua.isTable(at: index) else { return [] }
+        if case .array(let items) = try lua.json(at: index) { return items }
+        return []
+    }
+
+    /// A list of tables, each given a `rule` field from the parallel list of rule names.
+    private func tagged(_ index: Int32, rules: Int32) throws(ScriptError) -> [JSON] {
+        var items = try list(index)
+        guard !items.isEmpty else { return items }
+        for n in items.indices {
+            lua.rawIndex(rules, n + 1)
+            let rule = lua.string(at: -1) ?? ""
+            lua.pop()
+            if case .object(var pairs) = items[n] {
+                pairs.removeAll { $0.0 == "rule" }
+                pairs.append(("rule", .string(rule)))
+                items[n] = .object(pairs)
+            }
         }
-        return ScriptResult(payload: try lua.json(at: i), parser: lua.string(at: i + 1), actions: try list(i + 3),
-                            emitted: try list(i + 4), errors: try list(i + 2))
+        return items
     }
 
     // MARK: Tests

@@ -5,7 +5,7 @@ local host = ...
 collectgarbage("incremental", 400, 200)  -- events are short-lived garbage: collect less often
 local budget_call, tripped, memory_refused = host.limits.call, host.limits.tripped, host.limits.memory_refused
 
-local traceback, getinfo = debug.traceback, debug.getinfo
+local traceback, getinfo, dgetmetatable = debug.traceback, debug.getinfo, debug.getmetatable
 local raw_pcall, raw_xpcall = pcall, xpcall
 local type, pairs, ipairs, next, tostring, error, select = type, pairs, ipairs, next, tostring, error, select
 local setmetatable, rawget, rawset, rawequal, rawlen = setmetatable, rawget, rawset, rawequal, rawlen
@@ -89,6 +89,9 @@ local function event_pairs(fields)
   end
 end
 
+-- Shared by every event proxy: its metatable's __index is the event's fields.
+local function proxy_pairs(proxy) return event_pairs(dgetmetatable(proxy).__index) end
+
 -- The event proxy for one symbol (see above). `nested` may be nil: nothing nested.
 local function make_event(fields, nested)
   rawset(fields, NESTED, nested or NO_NESTED)
@@ -96,7 +99,7 @@ local function make_event(fields, nested)
   return setmetatable({}, {
     __index = fields,
     __newindex = readonly_error,
-    __pairs = function() return event_pairs(fields) end,
+    __pairs = proxy_pairs,
     __metatable = "read-only",
   })
 end
@@ -229,7 +232,7 @@ end
 local function call(h, fn, a, b)
   local ok, res = budget_call(fn, a, b)
   if ok then
-    h.failures = 0
+    if h.failures ~= 0 then h.failures = 0 end
     return true, res
   end
   return false, handler_error(h, res)
@@ -239,33 +242,39 @@ local function is_action(a) return type(a) == "table" and type(rawget(a, "type")
 
 local host_action_types = { append = true, stop = true }
 
--- Record lists are created on first use: most events have no errors, actions or emits.
-local function append(record, list, item)
-  local t = record[list]
-  if not t then t = {}; record[list] = t end
-  t[#t + 1] = item
+-- What one dispatch collects. Lists are created on first use (most events have no errors,
+-- actions or emits); the rule behind each action and emit is kept in a parallel list, so a
+-- rule's own table is handed to the host as it is. Saved and restored around dispatch, so a
+-- handler that calls scan.simulate does not mix two records.
+local errors, actions, action_rules, emitted, emitted_rules
+local current_rule
+
+local function add_error(e)
+  if not errors then errors = {} end
+  errors[#errors + 1] = e
 end
 
-local function add_action(record, rule, a)
+local function add_action(rule, a)
   if not is_action(a) then
-    append(record, "errors", { rule = rule.name,
+    add_error({ rule = rule.name,
       message = rule.where .. ": an action must be a table with a string 'type', got " .. type(a) })
   elseif not host_action_types[a.type] then
-    append(record, "errors", { rule = rule.name,
+    add_error({ rule = rule.name,
       message = rule.where .. ": unknown action type '" .. a.type .. "' (known: append, stop)" })
   else
-    a.rule = rule.name
-    append(record, "actions", a)
+    if not actions then actions, action_rules = {}, {} end
+    local n = #actions + 1
+    actions[n], action_rules[n] = a, rule.name
   end
 end
 
 -- The context rules act through. One table, refreshed for each rule run: valid during run().
-local current_rule, current_record
 local ctx = {
   emit = function(t)
     if type(t) ~= "table" then error("ctx.emit: expected a table, got " .. type(t), 2) end
-    t.rule = current_rule.name
-    append(current_record, "emitted", t)
+    if not emitted then emitted, emitted_rules = {}, {} end
+    local n = #emitted + 1
+    emitted[n], emitted_rules[n] = t, current_rule.name
   end,
   log = function(level, msg)
     if level ~= "debug" and level ~= "info" and level ~= "warn" and level ~= "error" then
@@ -275,12 +284,43 @@ local ctx = {
   end,
 }
 
--- One symbol through the parsers and rules. Returns payload, parser name, and the errors,
--- actions and emitted lists (nil when empty): multiple values, so no record table is built.
+local function run_rules(payload, ev)
+  local ptype = payload.type
+  for i = 1, #rules do
+    local r = rules[i]
+    if not r.disabled and (not r.on or r.on[ptype]) then
+      local ok, res = true, true
+      if r.when then ok, res = call(r, r.when, payload, ev) end
+      if not ok then
+        add_error(res)
+      elseif res then
+        current_rule = r
+        ctx.rule, ctx.event = r.name, ev
+        ok, res = call(r, r.run, payload, ctx)
+        if not ok then
+          add_error(res)
+        elseif res ~= nil then
+          if is_action(res) or type(res) ~= "table" then
+            add_action(r, res)
+          else
+            for _, a in ipairs(res) do add_action(r, a) end
+          end
+        end
+      end
+    end
+  end
+end
+
+-- One symbol through the parsers and rules. Returns payload, parser name, errors, actions,
+-- the rule of each action, emitted, the rule of each emitted record (lists nil when empty):
+-- multiple values, so no record table is built.
 local function dispatch(fields, nested)
+  local saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule =
+    errors, actions, action_rules, emitted, emitted_rules, current_rule
+  errors, actions, action_rules, emitted, emitted_rules = nil, nil, nil, nil, nil
   local ev = make_event(fields, nested)
   local text, symbology = fields.text, fields.symbology
-  local payload, parser, errors, actions
+  local payload, parser
   for i = 1, #parsers do
     local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
@@ -288,18 +328,14 @@ local function dispatch(fields, nested)
       local ok, res = true, true
       if p.when then ok, res = call(p, p.when, ev) end
       if not ok then
-        errors = errors or {}
-        errors[#errors + 1] = res
+        add_error(res)
       elseif res then
         ok, res = call(p, p.parse, ev)
         if not ok then
-          errors = errors or {}
-          errors[#errors + 1] = res
+          add_error(res)
         elseif res ~= nil then
           if type(res) ~= "table" then
-            errors = errors or {}
-            errors[#errors + 1] = { parser = p.name,
-              message = p.where .. ": parse must return a table or nil, got " .. type(res) }
+            add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
           else
             if res.type == nil then res.type = p.name end
             payload, parser = res, p.name
@@ -310,33 +346,11 @@ local function dispatch(fields, nested)
     end
   end
   payload = payload or { type = "raw" }
-  if #rules == 0 then return payload, parser, errors end
-  local record = { errors = errors }
-  local ptype = payload.type
-  for i = 1, #rules do
-    local r = rules[i]
-    if not r.disabled and (not r.on or r.on[ptype]) then
-      local ok, res = true, true
-      if r.when then ok, res = call(r, r.when, payload, ev) end
-      if not ok then
-        append(record, "errors", res)
-      elseif res then
-        current_rule, current_record = r, record
-        ctx.rule, ctx.event = r.name, ev
-        ok, res = call(r, r.run, payload, ctx)
-        if not ok then
-          append(record, "errors", res)
-        elseif res ~= nil then
-          if is_action(res) or type(res) ~= "table" then
-            add_action(record, r, res)
-          else
-            for _, a in ipairs(res) do add_action(record, r, a) end
-          end
-        end
-      end
-    end
-  end
-  return payload, parser, record.errors, record.actions, record.emitted
+  if #rules > 0 then run_rules(payload, ev) end
+  local e, a, ar, m, mr = errors, actions, action_rules, emitted, emitted_rules
+  errors, actions, action_rules, emitted, emitted_rules, current_rule =
+    saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule
+  return payload, parser, e, a, ar, m, mr
 end
 
 -- }==============================================================
@@ -495,9 +509,15 @@ end
 
 --- Pushes a symbol through the registered parsers and rules and returns its record:
 --- { payload = ..., parser = name?, actions = {...}, emitted = {...}, errors = {...} }.
+local function tag(list, names)
+  if not list then return nil end
+  for i, t in ipairs(list) do t.rule = names[i] end
+  return list
+end
+
 function scan.simulate(spec)
-  local payload, parser, errors, actions, emitted = dispatch(raw_event(spec, "scan.simulate"))
-  return { payload = payload, parser = parser, errors = errors, actions = actions, emitted = emitted }
+  local payload, parser, errs, acts, act_rules, emits, emit_rules = dispatch(raw_event(spec, "scan.simulate"))
+  return { payload = payload, parser = parser, errors = errs, actions = tag(acts, act_rules), emitted = tag(emits, emit_rules) }
 end
 
 local tests = {}

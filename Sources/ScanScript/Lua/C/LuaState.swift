@@ -129,7 +129,6 @@ final class LuaState {
 
     // MARK: Reading
 
-    func type(at i: Int32) -> Int32 { lua_type(L, i) }
 
     /// The bytes of the string at `i`, or nil when it is not a string (numbers are not converted).
     func bytes(at i: Int32) -> [UInt8]? {
@@ -178,6 +177,7 @@ final class LuaState {
         return d == d.rounded() && abs(d) < 9e18 ? Int(d) : nil
     }
 
+    func isTable(at i: Int32) -> Bool { lua_type(L, i) == LUA_TTABLE }
     func typeName(at i: Int32) -> String { String(cString: lua_typename(L, lua_type(L, i))) }
 
     /// Checks argument `arg` (1-based) of a Swift function, with luaL_argerror's wording.
@@ -209,34 +209,44 @@ final class LuaState {
         case LUA_TTABLE:
             guard depth < 64 else { throw .conversion("table nests deeper than 64 levels (a cycle?)") }
             let n = Int(lua_rawlen(L, i))
-            var count = 0
+            if n > 0 {
+                // An array when the keys are exactly 1...n.
+                var items: [JSON] = []
+                items.reserveCapacity(n)
+                for k in 1...n {
+                    lua_rawgeti(L, i, lua_Integer(k))
+                    defer { pop() }
+                    items.append(try json(at: -1, depth: depth + 1))
+                }
+                lua_pushnil(L)
+                var count = 0
+                while lua_next(L, i) != 0 {
+                    count += 1
+                    pop()
+                }
+                if count == n { return .array(items) }
+            }
             var pairs: [(String, JSON)] = []
-            var items = [JSON](repeating: .null, count: n)
-            var isArray = n > 0
             lua_pushnil(L)
             while lua_next(L, i) != 0 {
-                count += 1
                 let value = try json(at: -1, depth: depth + 1)
-                if lua_type(L, -2) == LUA_TNUMBER, let k = integer(at: -2), k >= 1, k <= n {
-                    items[k - 1] = value
-                    pairs.append((String(k), value))
-                } else {
-                    isArray = false
-                    let key: String
-                    if lua_type(L, -2) == LUA_TSTRING { key = string(at: -2) ?? "" }
-                    else if let k = integer(at: -2) { key = String(k) }
-                    else if let d = number(at: -2) { key = String(d) }
-                    else if lua_type(L, -2) == LUA_TBOOLEAN { key = bool(at: -2) ? "true" : "false" }
-                    else { key = "<\(typeName(at: -2))>" }
-                    pairs.append((key, value))
+                let key: String
+                switch lua_type(L, -2) {
+                case LUA_TSTRING: key = string(at: -2) ?? ""
+                case LUA_TNUMBER:
+                    if let k = integer(at: -2) { key = String(k) } else { key = String(number(at: -2) ?? 0) }
+                case LUA_TBOOLEAN: key = bool(at: -2) ? "true" : "false"
+                default: key = "<\(typeName(at: -2))>"
                 }
+                pairs.append((key, value))
                 pop()
             }
-            if isArray && count == n { return .array(items) }
-            pairs.sort { a, b in
-                if a.0 == "type" { return b.0 != "type" }
-                if b.0 == "type" { return false }
-                return a.0 < b.0
+            if pairs.count > 1 {
+                pairs.sort { a, b in
+                    if a.0 == "type" { return b.0 != "type" }
+                    if b.0 == "type" { return false }
+                    return a.0 < b.0
+                }
             }
             return .object(pairs)
         default:
