@@ -72,8 +72,8 @@ void scanlua_arm_budget(lua_State *L, int armed) {
 
 static int msghandler(lua_State *L);
 
-/* call(fn, ...) -> true, result | false, message-with-traceback: one handler call under
-** the instruction budget (armed from zero, disarmed after), in a single C call. */
+/* call(fn, ...) -> true, results... | false, message-with-traceback: one handler call
+** under the instruction budget (armed from zero, disarmed after), in a single C call. */
 static int l_call(lua_State *L) {
     int nargs = lua_gettop(L) - 1;
     scanlua_limits *lim = limits_of(L);
@@ -81,11 +81,11 @@ static int l_call(lua_State *L) {
     scanlua_arm_budget(L, 1);
     lua_pushcfunction(L, msghandler);
     lua_insert(L, 1);  /* stack: msgh, fn, args... */
-    int status = lua_pcall(L, nargs, 1, 1);
+    int status = lua_pcall(L, nargs, LUA_MULTRET, 1);
     scanlua_arm_budget(L, 0);
     lua_pushboolean(L, status == LUA_OK);
-    lua_replace(L, 1);  /* stack: ok, result */
-    return 2;
+    lua_replace(L, 1);  /* stack: ok, results... */
+    return lua_gettop(L);
 }
 
 static int l_hook_thread(lua_State *L) {

@@ -26,6 +26,7 @@ static inline void scanlua_lua_pop(lua_State *L, int n) { lua_pop(L, n); }
 static inline const char *scanlua_lua_tolstring(lua_State *L, int i, size_t *len) { return lua_tolstring(L, i, len); }
 static inline lua_Number scanlua_lua_tonumber(lua_State *L, int i) { return lua_tonumberx(L, i, NULL); }
 static inline lua_Integer scanlua_lua_tointeger(lua_State *L, int i) { return lua_tointegerx(L, i, NULL); }
+static inline void scanlua_lua_remove(lua_State *L, int i) { lua_remove(L, i); }
 
 /* }============================================================ */
 

@@ -45,6 +45,8 @@ public final class ScriptEngine {
                 lua.rawField(-1, key)
                 self[keyPath: slot] = lua.ref()
             }
+            lua.rawField(-1, "event_parts")
+            lua.installEventParts()
             lua.pop()
         }
         if limits.trust { try enableTrust() }
@@ -227,19 +229,23 @@ public final class ScriptEngine {
                 return 1
             }),
             ("make_event", .function { L throws(ScriptError) in
+                // make_event(symbology, bytes, source, { {symbology, bytes}, ... }) -> fields, event
                 let symbology = String(decoding: try L.checkString(1, "scan.simulate"), as: UTF8.self)
                 let bytes = try L.checkString(2, "scan.simulate")
                 let source = L.string(at: 3) ?? "simulate"
+                var siblings: [Symbol] = []
+                for i in 0..<L.rawLength(4) {
+                    L.rawIndex(4, i + 1)
+                    L.rawIndex(-1, 1)
+                    L.rawIndex(-2, 2)
+                    let name = L.string(at: -2) ?? "qrcode"
+                    let sb = L.bytes(at: -1) ?? []
+                    L.pop(3)
+                    siblings.append(Symbol(symbology: Symbology(rawValue: name), bytes: sb))
+                }
                 let symbol = Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes)
-                L.pushEvent(symbol, info: FrameInfo(source: source), siblings: [])
+                L.pushEvent(symbol, info: FrameInfo(source: source), siblings: siblings)
                 return 2
-            }),
-            ("make_sibling", .function { L throws(ScriptError) in
-                let symbology = String(decoding: try L.checkString(1, "scan.simulate"), as: UTF8.self)
-                let bytes = try L.checkString(2, "scan.simulate")
-                let source = L.string(at: 3) ?? "simulate"
-                L.pushSibling(Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes), info: FrameInfo(source: source))
-                return 1
             }),
             ("codec", Codec.module()),
         ])

@@ -2,7 +2,6 @@
 -- Runs once per engine, in the full environment, before any user script; it
 -- receives the host's Swift functions and returns the table the host calls.
 local host = ...
-collectgarbage("incremental", 400, 200)  -- events are short-lived garbage: collect less often
 local budget_call, tripped, memory_refused = host.limits.call, host.limits.tripped, host.limits.memory_refused
 
 local traceback, getinfo, dgetmetatable = debug.traceback, debug.getinfo, debug.getmetatable
@@ -92,17 +91,11 @@ end
 -- Shared by every event proxy: its metatable's __index is the event's fields.
 local function proxy_pairs(proxy) return event_pairs(dgetmetatable(proxy).__index) end
 
--- The event proxy for one symbol (see above). `nested` may be nil: nothing nested.
-local function make_event(fields, nested)
-  rawset(fields, NESTED, nested or NO_NESTED)
-  setmetatable(fields, fields_mt)
-  return setmetatable({}, {
-    __index = fields,
-    __newindex = readonly_error,
-    __pairs = proxy_pairs,
-    __metatable = "read-only",
-  })
-end
+-- The host builds each event itself from these parts (fields[NESTED] = nested or NO_NESTED,
+-- fields_mt on fields, and an empty proxy whose metatable is { __index = fields,
+-- __newindex = readonly_error, __pairs = proxy_pairs, __metatable = "read-only" }):
+-- the same tables Lua code would make, without a Lua call per event.
+local event_parts = { NESTED, NO_NESTED, fields_mt, readonly_error, proxy_pairs }
 
 -- }==============================================================
 
@@ -147,7 +140,7 @@ function scan.parser(spec)
   end
   if spec.priority ~= nil and type(spec.priority) ~= "number" then spec_error("scan.parser", "'priority' must be a number") end
   local p = {
-    kind = "parser", name = spec.name, parse = spec.parse, when = spec.when, match = spec.match,
+    kind = "parser", name = spec.name, parse = spec.parse, fn = spec.parse, when = spec.when, match = spec.match,
     symbologies = string_set("scan.parser", "symbologies", spec.symbologies),
     priority = spec.priority or 0, order = #parsers + 1, where = where(spec.parse), failures = 0,
   }
@@ -170,7 +163,7 @@ function scan.rule(spec)
   local on = spec.on
   if on == "*" then on = nil end
   local r = {
-    kind = "rule", name = spec.name, run = spec.run, when = spec.when,
+    kind = "rule", name = spec.name, run = spec.run, fn = spec.run, when = spec.when,
     on = string_set("scan.rule", "on", on), where = where(spec.run), failures = 0,
   }
   rules[#rules + 1] = r
@@ -211,7 +204,7 @@ local function handler_error(h, msg)
   local text = type(msg) == "string" and msg or tostring(msg)
   local message, trace = text:match("^(.-)\n(stack traceback:.*)$")
   message = message or text
-  if text == memory_message or memory_refused() then
+  if text == memory_message then
     -- Lua raises memory errors without calling the message handler, so there is no
     -- traceback: name where the handler was defined instead.
     message = h.where .. ": memory limit exceeded (" .. host.memory_limit_text() .. ")"
@@ -227,15 +220,27 @@ local function handler_error(h, msg)
   return err
 end
 
--- Calls fn(a, b) under the instruction budget (in C: arm, pcall with traceback, disarm).
--- Returns true, result or false, error record.
-local function call(h, fn, a, b)
-  local ok, res = budget_call(fn, a, b)
+-- when(a, b) and, if it holds, fn(a, c), inside one protected call (one budget for both).
+local function when_then(when, fn, a, b, c)
+  if when(a, b) then return true, fn(a, c) end
+  return false
+end
+
+-- Runs a handler: h.when(a, b) if it has one, then h.fn(a, c), in one protected call under
+-- the budget. Returns true, matched, result or false, error record.
+local function call_when(h, a, b, c)
+  local ok, matched, res
+  if h.when then
+    ok, matched, res = budget_call(when_then, h.when, h.fn, a, b, c)
+  else
+    ok, res = budget_call(h.fn, a, c)
+    matched = res  -- the error message when not ok
+  end
   if ok then
     if h.failures ~= 0 then h.failures = 0 end
-    return true, res
+    return true, matched ~= false or not h.when, res
   end
-  return false, handler_error(h, res)
+  return false, handler_error(h, matched)
 end
 
 local function is_action(a) return type(a) == "table" and type(rawget(a, "type")) == "string" end
@@ -289,22 +294,16 @@ local function run_rules(payload, ev)
   for i = 1, #rules do
     local r = rules[i]
     if not r.disabled and (not r.on or r.on[ptype]) then
-      local ok, res = true, true
-      if r.when then ok, res = call(r, r.when, payload, ev) end
+      current_rule = r
+      ctx.rule, ctx.event = r.name, ev
+      local ok, matched, res = call_when(r, payload, ev, ctx)
       if not ok then
-        add_error(res)
-      elseif res then
-        current_rule = r
-        ctx.rule, ctx.event = r.name, ev
-        ok, res = call(r, r.run, payload, ctx)
-        if not ok then
-          add_error(res)
-        elseif res ~= nil then
-          if is_action(res) or type(res) ~= "table" then
-            add_action(r, res)
-          else
-            for _, a in ipairs(res) do add_action(r, a) end
-          end
+        add_error(matched)
+      elseif matched and res ~= nil then
+        if is_action(res) or type(res) ~= "table" then
+          add_action(r, res)
+        else
+          for _, a in ipairs(res) do add_action(r, a) end
         end
       end
     end
@@ -314,33 +313,26 @@ end
 -- One symbol through the parsers and rules. Returns payload, parser name, errors, actions,
 -- the rule of each action, emitted, the rule of each emitted record (lists nil when empty):
 -- multiple values, so no record table is built.
-local function dispatch(fields, nested)
+local function dispatch(fields, ev)
   local saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule =
     errors, actions, action_rules, emitted, emitted_rules, current_rule
   errors, actions, action_rules, emitted, emitted_rules = nil, nil, nil, nil, nil
-  local ev = make_event(fields, nested)
   local text, symbology = fields.text, fields.symbology
   local payload, parser
   for i = 1, #parsers do
     local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
         and (not p.match or sfind(text, p.match)) then
-      local ok, res = true, true
-      if p.when then ok, res = call(p, p.when, ev) end
+      local ok, matched, res = call_when(p, ev, ev, ev)
       if not ok then
-        add_error(res)
-      elseif res then
-        ok, res = call(p, p.parse, ev)
-        if not ok then
-          add_error(res)
-        elseif res ~= nil then
-          if type(res) ~= "table" then
-            add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
-          else
-            if res.type == nil then res.type = p.name end
-            payload, parser = res, p.name
-            break
-          end
+        add_error(matched)
+      elseif matched and res ~= nil then
+        if type(res) ~= "table" then
+          add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
+        else
+          if res.type == nil then res.type = p.name end
+          payload, parser = res, p.name
+          break
         end
       end
     end
@@ -360,7 +352,7 @@ end
 -- A pcall that cannot swallow the instruction budget or the memory cap: once either
 -- fired, the error goes on up to the handler's own protected call.
 local function rethrow_fatal(ok, ...)
-  if not ok and (tripped() or memory_refused()) then error((...), 0) end
+  if not ok and (tripped() or (memory_refused() and (...) == memory_message)) then error((...), 0) end
   return ok, ...
 end
 local function safe_pcall(f, ...) return rethrow_fatal(raw_pcall(f, ...)) end
@@ -493,18 +485,13 @@ local function raw_event(spec, api)
   if type(spec) ~= "table" then error(api .. ": expected a table", 3) end
   local bytes = spec.bytes or spec.text
   if type(bytes) ~= "string" then error(api .. ": needs 'text' or 'bytes' (a string)", 3) end
-  local fields, nested = host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate")
-  if spec.siblings then
-    nested = nested or {}
-    local sibs = {}
-    for i, s in ipairs(spec.siblings) do
-      local sb = s.bytes or s.text
-      if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
-      sibs[i] = host.make_sibling(s.symbology or "qrcode", sb, spec.source or "simulate")
-    end
-    nested.siblings = sibs
+  local sibs = {}
+  for i, s in ipairs(spec.siblings or {}) do
+    local sb = s.bytes or s.text
+    if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
+    sibs[i] = { s.symbology or "qrcode", sb }
   end
-  return fields, nested
+  return host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs)
 end
 
 --- Pushes a symbol through the registered parsers and rules and returns its record:
@@ -604,6 +591,7 @@ end
 return {
   env = env,
   dispatch = dispatch,
+  event_parts = event_parts,
   trust = trust,
   require = require_module,
   install_test_api = function()

@@ -31,6 +31,8 @@ final class LuaState {
     let L: OpaquePointer
     private let limits: UnsafeMutablePointer<scanlua_limits>
     private var functions: [SwiftFunction] = []
+    /// Registry reference of the interned event keys (see LuaEvent.swift); 0 until first use.
+    var eventKeysRef: Int32 = 0
 
     /// - Parameters: memoryLimit in bytes (0 = none), instructionLimit per armed call (0 = none).
     init(memoryLimit: Int, instructionLimit: Int) {
@@ -152,22 +154,10 @@ final class LuaState {
         s.withUTF8 { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
     }
 
-    /// Sets field `key` of the table at the top to the value pushed by `value` (raw, no metamethods).
-    @inline(__always)
-    func setRaw(_ key: String, _ value: () -> Void) {
-        pushString(key)
-        value()
-        lua_rawset(L, -3)
-    }
-
-    func newTable(array: Int32 = 0, fields: Int32 = 0) { lua_createtable(L, array, fields) }
-    func pushInt(_ i: Int) { lua_pushinteger(L, lua_Integer(i)) }
-    func pushNumber(_ d: Double) { lua_pushnumber(L, d) }
     func pushBytes(_ b: [UInt8]) {
         b.withUnsafeBufferPointer { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
     }
-    /// Pops the value on top into slot `n` of the table below it.
-    func setIndex(_ n: Int) { lua_rawseti(L, -2, lua_Integer(n)) }
+
     func bool(at i: Int32) -> Bool { lua_toboolean(L, i) != 0 }
     func number(at i: Int32) -> Double? { lua_type(L, i) == LUA_TNUMBER ? scanlua_lua_tonumber(L, i) : nil }
     func integer(at i: Int32) -> Int? {
