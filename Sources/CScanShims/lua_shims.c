@@ -136,6 +136,14 @@ int scanlua_pcall(lua_State *L, int nargs, int nresults) {
     return status;
 }
 
+void scanlua_push_msghandler(lua_State *L) {
+    lua_pushcfunction(L, msghandler);
+}
+
+int scanlua_pcall_at(lua_State *L, int nargs, int nresults, int msgh) {
+    return lua_pcall(L, nargs, nresults, msgh);
+}
+
 int scanlua_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname) {
     return luaL_loadbufferx(L, buf, len, chunkname, "t");
 }

@@ -66,6 +66,11 @@ void scanlua_push_limit_functions(lua_State *L);
 ** failure. Returns the Lua status. */
 int scanlua_pcall(lua_State *L, int nargs, int nresults);
 
+/* The traceback message handler, for a caller that keeps one on the stack for many
+** calls, and lua_pcall with such a handler at index msgh (no insert and remove). */
+void scanlua_push_msghandler(lua_State *L);
+int scanlua_pcall_at(lua_State *L, int nargs, int nresults, int msgh);
+
 /* luaL_loadbufferx in text mode only (precompiled chunks are refused). */
 int scanlua_loadbuffer(lua_State *L, const char *buf, size_t len, const char *chunkname);
 

@@ -48,6 +48,9 @@ public final class ScriptEngine {
             lua.rawField(-1, "event_parts")
             lua.installEventParts()
             lua.pop()
+            // Stack slot 1 holds the traceback handler for the per-event calls, for the engine's life.
+            precondition(lua.top == 0, "prelude left values on the stack")
+            lua.pushMessageHandler()
         }
         if limits.trust { try enableTrust() }
     }
@@ -110,7 +113,7 @@ public final class ScriptEngine {
             try lua.withoutMemoryLimit { () throws(ScriptError) in
                 lua.pushEvent(event.symbol, info: event.info, siblings: event.siblings)
             }
-            try lua.call(nargs: 2, nresults: 7)
+            try lua.call(nargs: 2, nresults: 7, handlerAt: 1)
             return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult(at: base + 1) }
         } catch {
             // The dispatcher itself failed (memory exhausted between handlers, a payload that is not JSON).

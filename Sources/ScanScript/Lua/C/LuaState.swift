@@ -269,10 +269,15 @@ final class LuaState {
         }
     }
 
+    /// Pushes the traceback handler, for ``call(nargs:nresults:handlerAt:)``.
+    func pushMessageHandler() { scanlua_push_msghandler(L) }
+
     /// Calls the function below `nargs` arguments under a traceback handler.
+    /// `handlerAt`: the stack index of a handler pushed earlier by ``pushMessageHandler()``
+    /// (saves moving one in and out on every call); 0 pushes one for this call only.
     /// Stack: -(nargs+1), +nresults on success; nothing left on failure.
-    func call(nargs: Int32, nresults: Int32) throws(ScriptError) {
-        let status = scanlua_pcall(L, nargs, nresults)
+    func call(nargs: Int32, nresults: Int32, handlerAt: Int32 = 0) throws(ScriptError) {
+        let status = handlerAt > 0 ? scanlua_pcall_at(L, nargs, nresults, handlerAt) : scanlua_pcall(L, nargs, nresults)
         guard status == LUA_OK else {
             let text = string(at: -1) ?? "(error object is not a string)"
             pop()
