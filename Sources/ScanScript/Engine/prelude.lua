@@ -23,7 +23,7 @@ local parser_names, rule_names = {}, {}
 -- a guard against mistakes, not a security boundary.)
 local NESTED = {}  -- private key: fields[NESTED] = nested
 
-local function readonly_error() error("scan event and payload are read-only", 2) end
+local function readonly_error() error("scan event is read-only", 2) end
 
 local freeze
 local NESTED_NAMES = { "points", "bbox", "modifiers", "siblings" }
