@@ -84,11 +84,6 @@ public final class ScriptEngine {
         if !modulePaths.contains(dir) { modulePaths.insert(dir, at: 0) }
     }
 
-    /// Adds a directory to the end of the search path (for the shipped scripts).
-    public func appendModulePath(_ dir: String) {
-        if !modulePaths.contains(dir) { modulePaths.append(dir) }
-    }
-
     /// Runs a module through `require` (so it is loaded once), e.g. the shipped `default`.
     public func require(_ module: String) throws(ScriptError) {
         try run(source: Array("require '\(module)'".utf8), chunkName: "=require")

@@ -9,11 +9,8 @@ enum LuaValue {
     case `nil`
     case bool(Bool)
     case int(Int)
-    case number(Double)
     case string(String)
     case bytes([UInt8])
-    /// A table from a list of values (keys 1...n).
-    case list([LuaValue])
     /// A table from fields.
     case table([(String, LuaValue)])
     /// A Swift function (see ``LuaState/function(_:)``), pushed as a C closure.
@@ -85,18 +82,11 @@ final class LuaState {
         case .nil: lua_pushnil(L)
         case .bool(let b): lua_pushboolean(L, b ? 1 : 0)
         case .int(let i): lua_pushinteger(L, lua_Integer(i))
-        case .number(let d): lua_pushnumber(L, d)
         case .string(let s):
             var s = s
             s.withUTF8 { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
         case .bytes(let b):
             b.withUnsafeBufferPointer { buf in _ = lua_pushlstring(L, UnsafeRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), buf.count) }
-        case .list(let items):
-            lua_createtable(L, Int32(items.count), 0)
-            for (i, item) in items.enumerated() {
-                push(item)
-                lua_rawseti(L, -2, lua_Integer(i + 1))
-            }
         case .table(let fields):
             lua_createtable(L, 0, Int32(fields.count))
             for (k, v) in fields {
