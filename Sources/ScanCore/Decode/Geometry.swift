@@ -23,6 +23,9 @@ enum Geometry {
 }
 
 extension Symbol {
+    /// The outline of a set of points: see ``Geometry/outline(_:)``.
+    public static func outline(_ points: [Point]) -> [Point] { Geometry.outline(points) }
+
     static let addOnHosts: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]
 
     /// zbar reports an EAN-2/EAN-5 add-on as a symbol of its own. Each add-on is also attached

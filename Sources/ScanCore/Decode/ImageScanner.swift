@@ -5,10 +5,13 @@ import Foundation
 public struct ScanResult: Sendable {
     public var info: FrameInfo
     public var outcome: Result<[Symbol], ImageError>
+    /// The decoded frame, kept when ``ImageScanner/keepImages`` is set (for Lua decoders).
+    public var image: GrayImage?
 
-    public init(info: FrameInfo, outcome: Result<[Symbol], ImageError>) {
+    public init(info: FrameInfo, outcome: Result<[Symbol], ImageError>, image: GrayImage? = nil) {
         self.info = info
         self.outcome = outcome
+        self.image = image
     }
 }
 
@@ -16,15 +19,23 @@ public struct ScanResult: Sendable {
 public struct ImageScanner: Sendable {
     public var loader: ImageLoader
     public var symbologies: Set<Symbology>
+    /// Only this part of each frame is decoded; points stay in frame coordinates.
+    public var region: Region?
+    /// Keep each decoded frame in its ``ScanResult`` (Lua decoders read it afterwards).
+    public var keepImages = false
 
-    public init(loader: ImageLoader = ImageLoader(), symbologies: Set<Symbology>) {
+    public init(loader: ImageLoader = ImageLoader(), symbologies: Set<Symbology>, region: Region? = nil) {
         self.loader = loader
         self.symbologies = symbologies
+        self.region = region
     }
 
-    /// Decodes one image with a fresh zbar scanner.
+    /// Decodes one image with a fresh zbar scanner, inside ``region`` when one is set.
     public func scan(_ image: GrayImage) -> [Symbol] {
-        ZBarDecoder(symbologies: symbologies).decode(image)
+        guard !symbologies.isEmpty else { return [] }
+        guard let region else { return ZBarDecoder(symbologies: symbologies).decode(image) }
+        guard let box = region.box(inWidth: image.width, height: image.height) else { return [] }
+        return ZBarDecoder(symbologies: symbologies).decode(image.cropped(to: box)).map { $0.offset(dx: box.x, dy: box.y) }
     }
 
     /// Loads and decodes one input. `stdinData` is the image read from standard input, if any.
@@ -42,7 +53,7 @@ public struct ImageScanner: Sendable {
         }
         info.width = image.width
         info.height = image.height
-        return ScanResult(info: info, outcome: .success(scan(image)))
+        return ScanResult(info: info, outcome: .success(scan(image)), image: keepImages ? image : nil)
     }
 
     /// Scans every input, decoding up to `2 * cores` images at once, and calls `body` for each

@@ -28,6 +28,7 @@ public final class ScriptEngine {
 
     private var env: Int32 = 0, dispatchRef: Int32 = 0, trustRef: Int32 = 0
     private var installTestsRef: Int32 = 0, runTestsRef: Int32 = 0
+    var decoderSpecsRef: Int32 = 0, callDecoderRef: Int32 = 0, frameMetatableRef: Int32 = 0
     private var trusted = false
     /// Where `print`, `ctx.log` and handler warnings go.
     public var log: (String) -> Void = { Console.error($0) }
@@ -41,7 +42,9 @@ public final class ScriptEngine {
             lua.push(hostTable())
             try lua.call(nargs: 1, nresults: 1)
             for (key, slot) in [("env", \ScriptEngine.env), ("dispatch", \.dispatchRef), ("trust", \.trustRef),
-                                ("install_test_api", \.installTestsRef), ("run_tests", \.runTestsRef)] {
+                                ("install_test_api", \.installTestsRef), ("run_tests", \.runTestsRef),
+                                ("decoder_specs", \.decoderSpecsRef), ("call_decoder", \.callDecoderRef),
+                                ("frame_mt", \.frameMetatableRef)] {
                 lua.rawField(-1, key)
                 self[keyPath: slot] = lua.ref()
             }
@@ -246,6 +249,25 @@ public final class ScriptEngine {
                 return 2
             }),
             ("codec", Codec.module()),
+            ("otsu", .function { L throws(ScriptError) in
+                L.push(.int(FrameOps.otsu(try L.checkString(1, "otsu"))))
+                return 1
+            }),
+            ("binarize", .function { L throws(ScriptError) in
+                L.push(.bytes(FrameOps.binarize(try L.checkString(1, "binarize"), level: L.integer(at: 2) ?? 128)))
+                return 1
+            }),
+            ("adaptive", .function { L throws(ScriptError) in
+                let data = try L.checkString(1, "adaptive")
+                L.push(.bytes(FrameOps.adaptive(data, width: L.integer(at: 2) ?? 0, height: L.integer(at: 3) ?? 0,
+                                                radius: max(1, L.integer(at: 4) ?? 7), offset: L.integer(at: 5) ?? 5)))
+                return 1
+            }),
+            ("column", .function { L throws(ScriptError) in
+                let data = try L.checkString(1, "column")
+                L.push(.bytes(FrameOps.column(data, width: L.integer(at: 2) ?? 0, height: L.integer(at: 3) ?? 0, x: L.integer(at: 4) ?? 0)))
+                return 1
+            }),
         ])
     }
 

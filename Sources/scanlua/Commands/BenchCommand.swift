@@ -7,7 +7,7 @@ enum BenchCommand {
     static let command = Command(
         name: "bench",
         abstract: "Measure the Lua pipeline: events per second through a trivial parser and rule.",
-        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]",
+        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]",
         details: """
             OPTIONS:
               --simulate N            Push N synthetic QR events (1000 distinct texts, cycled) through a
@@ -17,6 +17,10 @@ enum BenchCommand {
               --repeat R              Runs (default 5); each run's rate and the median are printed.
               --script FILE           Benchmark your own handlers instead of the built-in ones.
               --text PREFIX           The events' texts are PREFIX followed by 0...999 (default BENCH-).
+              --frame IMAGE           Time the Lua decoders of --script on one frame (and zbar on the same
+                                      frame, for comparison): milliseconds per frame, median of R runs.
+              --iterations N          Frames per run with --frame (default 20).
+              --roi X,Y,W,H           With --frame: decode only this region.
               -h, --help              Show help information.
             """,
         run: run)
@@ -35,17 +39,28 @@ enum BenchCommand {
 
     static func run(_ args: inout ArgumentList) throws -> Int32 {
         var count = 0, repeats = 5
-        var script: String?, prefix = "BENCH-"
+        var script: String?, prefix = "BENCH-", frame: String?, iterations = 20
+        var region: Region?
         while let option = args.nextOption() {
             switch option {
             case "--simulate": count = try args.intValue(for: option, in: 1...1_000_000_000)
             case "--repeat": repeats = try args.intValue(for: option, in: 1...100)
             case "--script": script = try args.value(for: option)
             case "--text": prefix = try args.value(for: option)
+            case "--frame": frame = try args.value(for: option)
+            case "--iterations": iterations = try args.intValue(for: option, in: 1...100_000)
+            case "--roi":
+                let v = try args.value(for: option)
+                guard case .success(let r) = Region.parse(v) else { throw UsageError("invalid value '\(v)' for '--roi'") }
+                region = r
             default: throw UsageError("unknown option '\(option)'")
             }
         }
-        guard count > 0 else { throw UsageError("missing '--simulate N'") }
+        if let frame {
+            guard let script else { throw UsageError("--frame needs --script FILE with the decoders to time") }
+            return try benchFrame(frame, script: script, iterations: iterations, repeats: repeats, region: region)
+        }
+        guard count > 0 else { throw UsageError("missing '--simulate N' or '--frame IMAGE'") }
         var options = ScriptOptions()
         options.defaultScripts = false
         let engine: ScriptEngine
@@ -91,6 +106,43 @@ enum BenchCommand {
         func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
         Console.write(String(format: "median of %d runs of %d events: dispatch %.0f events/s, dispatch + NDJSON record %.0f events/s (%d bytes/record)\n",
                              repeats, count, median(dispatchRates), median(recordRates), recordBytes / count))
+        return ExitStatus.success
+    }
+
+    /// Milliseconds per frame for zbar and for the script's Lua decoders on one image.
+    static func benchFrame(_ path: String, script: String, iterations: Int, repeats: Int, region: Region?) throws -> Int32 {
+        let image: GrayImage
+        do { image = try ImageLoader().load(path: path) } catch {
+            Console.error("scanlua: \(error)\n")
+            return ExitStatus.failure
+        }
+        var options = ScriptOptions()
+        options.defaultScripts = false
+        options.scripts = [script]
+        let engine: ScriptEngine
+        do { engine = try ScriptSetup.makeEngine(options) } catch { throw ScriptLoadFailure(error: error) }
+        let info = FrameInfo(source: path, width: image.width, height: image.height)
+        let zbar = ImageScanner(symbologies: Set(Symbology.defaultNames.map(Symbology.init(rawValue:))), region: region)
+        func msPerFrame(_ body: () -> Int) -> (Double, Int) {
+            var found = 0
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<iterations { found = body() }
+            return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(iterations), found)
+        }
+        var zbarTimes: [Double] = [], luaTimes: [Double] = []
+        var zbarFound = 0, luaFound: [Symbol] = []
+        for _ in 0..<repeats {
+            let (z, zn) = msPerFrame { zbar.scan(image).count }
+            let (l, _) = msPerFrame { luaFound = engine.decode(image, region: region, info: info); return luaFound.count }
+            zbarTimes.append(z)
+            luaTimes.append(l)
+            zbarFound = zn
+        }
+        func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+        Console.write(String(format: "frame %@ (%dx%d), median of %d runs of %d frames:\n", path, image.width, image.height, repeats, iterations))
+        Console.write(String(format: "  zbar (all symbologies): %.2f ms/frame, %d symbols\n", median(zbarTimes), zbarFound))
+        Console.write(String(format: "  Lua decoders of %@: %.2f ms/frame, found %@\n", script, median(luaTimes),
+                             luaFound.isEmpty ? "nothing" : luaFound.map { "\($0.symbology):\($0.text)" }.joined(separator: ", ")))
         return ExitStatus.success
     }
 }

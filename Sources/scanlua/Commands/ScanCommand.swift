@@ -7,7 +7,7 @@ enum ScanCommand {
     static let command = Command(
         name: "scan",
         abstract: "Decode every barcode and QR code in images and print one record per symbol.",
-        usage: "scanlua scan [--format ndjson|text] [--raw] [--symbologies LIST] [--max-pixels N] [--script FILE]... PATH...",
+        usage: "scanlua scan [--format ndjson|text] [--raw] [--symbologies LIST] [--roi X,Y,W,H] [--max-pixels N] [--script FILE]... PATH...",
         details: """
             ARGUMENTS:
               PATH                    An image file (JPEG, PNG, PGM/PPM; format read from its bytes),
@@ -18,8 +18,10 @@ enum ScanCommand {
               --format ndjson|text    ndjson (default): one JSON object per symbol on stdout.
                                       text: zbarimg style, e.g. QR-Code:hello, with payloads below.
               --raw                   Print only the decoded texts, one per line (like zbarimg --raw).
-              --symbologies LIST      Comma-separated names to decode (default: all but isbn10):
-                                      \(Symbology.zbarNames.joined(separator: ","))
+              --symbologies LIST      Comma-separated zbar symbologies to decode (default: all but isbn10),
+                                      or none (only Lua decoders): \(Symbology.zbarNames.joined(separator: ","))
+              --roi X,Y,W,H           Decode only this region: pixels, or fractions of the frame
+                                      (0.25,0.25,0.5,0.5); points stay in frame coordinates.
               --max-pixels N          Refuse images larger than N pixels, from the header (default 100000000).
             \(ScriptFlags.help)
               -h, --help              Show help information.
@@ -34,6 +36,7 @@ enum ScanCommand {
         var format = OutputFormat.ndjson
         var symbologies = Set(Symbology.defaultNames.map(Symbology.init(rawValue:)))
         var maxPixels = ImageLoader.defaultMaxPixels
+        var region: Region?
         var scripts = ScriptFlags()
         while let option = args.nextOption() {
             if try scripts.parse(option, &args) { continue }
@@ -51,6 +54,12 @@ enum ScanCommand {
                 symbologies = try parseSymbologies(try args.value(for: option))
             case "--max-pixels":
                 maxPixels = try args.intValue(for: option, in: 1...Int(UInt32.max) * 16)
+            case "--roi":
+                let v = try args.value(for: option)
+                switch Region.parse(v) {
+                case .success(let r): region = r
+                case .failure(let e): throw UsageError("invalid value '\(v)' for '--roi': \(e.message)")
+                }
             default:
                 throw UsageError("unknown option '\(option)'")
             }
@@ -64,7 +73,8 @@ enum ScanCommand {
 
         let inputs = Input.expand(args.positionals)
         let stdinData = inputs.contains(.stdin) ? FileHandle.standardInput.readDataToEndOfFile() : nil
-        let scanner = ImageScanner(loader: ImageLoader(maxPixels: maxPixels), symbologies: symbologies)
+        var scanner = ImageScanner(loader: ImageLoader(maxPixels: maxPixels), symbologies: symbologies, region: region)
+        scanner.keepImages = engine.hasDecoders
         var failed = false, empty = inputs.isEmpty
         if inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         scanner.scanAll(inputs, stdinData: stdinData) { result in
@@ -72,7 +82,9 @@ enum ScanCommand {
             case .failure(let error):
                 failed = true
                 pipeline.writer.write(ScanRecord(info: result.info, inputError: error.reason))
-            case .success(let symbols):
+            case .success(var symbols):
+                // Lua decoders run here, on the Lua thread, after zbar decoded the frame in parallel.
+                if let image = result.image { symbols += engine.decode(image, region: region, info: result.info) }
                 if symbols.isEmpty { empty = true }
                 pipeline.process(symbols, info: result.info)
             }
@@ -82,6 +94,7 @@ enum ScanCommand {
     }
 
     static func parseSymbologies(_ list: String) throws(UsageError) -> Set<Symbology> {
+        if list.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return [] }
         var set = Set<Symbology>()
         for name in list.split(separator: ",", omittingEmptySubsequences: true) {
             let n = name.trimmingCharacters(in: .whitespaces).lowercased()
@@ -90,7 +103,7 @@ enum ScanCommand {
             }
             set.insert(Symbology(rawValue: n))
         }
-        guard !set.isEmpty else { throw UsageError("--symbologies needs at least one name") }
+        guard !set.isEmpty else { throw UsageError("--symbologies needs at least one name, or none") }
         return set
     }
 }

@@ -1,0 +1,161 @@
+import Foundation
+import ScanCore
+
+/// Lua decoders (`scan.decoder`): new symbologies read from scan lines or from the frame.
+extension ScriptEngine {
+    struct DecoderSpec {
+        var index: Int
+        var name: String
+        var kind: String
+        var directions: String
+        var step: Int
+        var minLines: Int
+        var enabled: Bool
+    }
+
+    /// The registered decoders, in registration order.
+    func decoderSpecs() -> [DecoderSpec] {
+        let base = lua.top
+        defer { lua.setTop(base) }
+        lua.push(.ref(decoderSpecsRef))
+        guard (try? lua.call(nargs: 0, nresults: 1, handlerAt: 1)) != nil else { return [] }
+        var specs: [DecoderSpec] = []
+        for i in 0..<lua.rawLength(-1) {
+            lua.rawIndex(-1, i + 1)
+            // Each push moves the spec table one slot down: after this, the stack ends with
+            // spec, name, kind, directions, step, min_lines, enabled.
+            for k in 1...6 { lua.rawIndex(Int32(-k), k) }
+            specs.append(DecoderSpec(index: i + 1, name: lua.string(at: -6) ?? "", kind: lua.string(at: -5) ?? "linear",
+                                     directions: lua.string(at: -4) ?? "rows", step: lua.integer(at: -3) ?? 4,
+                                     minLines: lua.integer(at: -2) ?? 1, enabled: lua.bool(at: -1)))
+            lua.pop(7)
+        }
+        return specs
+    }
+
+    /// Whether any decoder is registered (the scanner then keeps frames for them).
+    public var hasDecoders: Bool { !decoderSpecs().isEmpty }
+
+    /// Runs every enabled Lua decoder over `image` (inside `region` when set). A linear decoder
+    /// sees every `step`-th row and/or column; a value found on at least `min_lines` neighbouring
+    /// lines (with overlapping extents) becomes one symbol, its points the ends of the runs on
+    /// those lines and its quality the line count.
+    /// Decoder errors go to the log, once per decoder and frame; the frame goes on.
+    public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+        let specs = decoderSpecs().filter(\.enabled)
+        guard !specs.isEmpty else { return [] }
+        let box = region.map { $0.box(inWidth: image.width, height: image.height) } ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+        guard let box else { return [] }
+        var symbols: [Symbol] = []
+        for spec in specs {
+            var failure: String?
+            var found: [[UInt8]: Hits] = [:]
+            var order: [[UInt8]] = []
+            func record(_ values: [DecodedValue], line: Int, extent: ClosedRange<Int>, fallback: [Point]) {
+                for v in values {
+                    if found[v.bytes] == nil { order.append(v.bytes); found[v.bytes] = Hits() }
+                    found[v.bytes]!.add(line: line, extent: extent, points: v.points ?? fallback)
+                }
+            }
+            if spec.kind == "image" {
+                switch callDecoder(spec.index, push: { lua.pushFrame(image, box: box, metatable: frameMetatableRef) }) {
+                case .success(let values):
+                    record(values.map { v in
+                        DecodedValue(bytes: v.bytes, points: v.points?.map { Point(x: $0.x + box.x, y: $0.y + box.y) })
+                    }, line: 0, extent: 0...0,
+                       fallback: [Point(x: box.x, y: box.y), Point(x: box.x + box.width - 1, y: box.y + box.height - 1)])
+                case .failure(let error): failure = error.message
+                }
+            } else {
+                lines: for line in scanlines(image, box: box, directions: spec.directions, step: spec.step) {
+                    switch callDecoder(spec.index, push: { lua.pushScanline(line.line) }) {
+                    case .success(let values):
+                        guard !values.isEmpty else { continue }
+                        let l = line.line
+                        let first = l.positions.first ?? l.origin
+                        let last = (l.positions.last ?? first) + (l.widths.last ?? 1) - 1
+                        let ends = l.direction == "row"
+                            ? [Point(x: first, y: l.index), Point(x: last, y: l.index)]
+                            : [Point(x: l.index, y: first), Point(x: l.index, y: last)]
+                        record(values, line: line.sequence, extent: first...last, fallback: ends)
+                    case .failure(let error):
+                        failure = error.message
+                        break lines
+                    }
+                }
+            }
+            if let failure { log("scanlua: decoder '\(spec.name)' on \(info.source): \(failure)\n") }
+            for bytes in order {
+                guard let hits = found[bytes], hits.best >= (spec.kind == "image" ? 1 : spec.minLines) else { continue }
+                var symbol = Symbol(symbology: Symbology(rawValue: spec.name), bytes: bytes,
+                                    points: Symbol.outline(hits.bestPoints), quality: hits.best)
+                symbol.orientation = "unknown"
+                symbols.append(symbol)
+            }
+        }
+        return symbols
+    }
+
+    /// The lines on which one value was found, grouped into runs of neighbouring scan lines whose
+    /// extents overlap: a code covers several neighbouring lines, noise does not line up like that.
+    struct Hits {
+        private var runs: [(lastLine: Int, extent: ClosedRange<Int>, count: Int, points: [Point])] = []
+        var best: Int { runs.map(\.count).max() ?? 0 }
+        var bestPoints: [Point] { runs.max { $0.count < $1.count }?.points ?? [] }
+
+        mutating func add(line: Int, extent: ClosedRange<Int>, points: [Point]) {
+            if let i = runs.lastIndex(where: { $0.lastLine == line - 1 && $0.extent.overlaps(extent) }) {
+                runs[i].lastLine = line
+                runs[i].extent = extent
+                runs[i].count += 1
+                runs[i].points += points
+            } else if let i = runs.lastIndex(where: { $0.lastLine == line && $0.extent.overlaps(extent) }) {
+                runs[i].points += points  // the same value twice on one line
+            } else {
+                runs.append((line, extent, 1, points))
+            }
+        }
+    }
+
+    /// The scan lines a linear decoder sees, centred in each `step`-pixel band, each with its
+    /// sequence number among the lines of its direction (rows and columns never neighbour).
+    func scanlines(_ image: GrayImage, box: Box, directions: String, step: Int) -> [(sequence: Int, line: Scanline)] {
+        var lines: [(Int, Scanline)] = []
+        if directions != "columns" {
+            var y = box.y + step / 2, n = 0
+            while y < box.y + box.height {
+                let start = y * image.width + box.x
+                if let line = Scanline.cut(Array(image.pixels[start..<start + box.width]), direction: "row", index: y, origin: box.x) {
+                    lines.append((n, line))
+                }
+                y += step
+                n += 1
+            }
+        }
+        if directions != "rows" {
+            var x = box.x + step / 2, n = 1_000_000
+            while x < box.x + box.width {
+                let column = (box.y..<box.y + box.height).map { image.pixels[$0 * image.width + x] }
+                if let line = Scanline.cut(column, direction: "column", index: x, origin: box.y) { lines.append((n, line)) }
+                x += step
+                n += 1
+            }
+        }
+        return lines
+    }
+
+    private func callDecoder(_ index: Int, push: () -> Void) -> Result<[DecodedValue], ScriptError> {
+        let base = lua.top
+        defer { lua.setTop(base) }
+        do {
+            lua.push(.ref(callDecoderRef))
+            lua.push(.int(index))
+            try lua.withoutMemoryLimit { () throws(ScriptError) in push() }
+            try lua.call(nargs: 2, nresults: 2, handlerAt: 1)
+            guard lua.bool(at: -2) else { return .failure(.runtime(message: lua.string(at: -1) ?? "decoder failed", traceback: "")) }
+            return .success(try lua.withoutMemoryLimit { () throws(ScriptError) in try lua.decodedValues(at: -1) })
+        } catch {
+            return .failure(error)
+        }
+    }
+}

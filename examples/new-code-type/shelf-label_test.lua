@@ -1,0 +1,35 @@
+local shelf = require "shelf-label"
+
+describe("shelf labels", function()
+  it("computes the MOD 97 check so the whole label checks to 1", function()
+    local check = shelf.check_digits("A03-2-14", "4719512002889")
+    expect(check).to_equal("30")
+    local checkdigit = require "checkdigit"
+    expect(checkdigit.mod97("A03214" .. "4719512002889" .. check)).to_equal(1)
+  end)
+  it("parses a good label", function()
+    local r = scan.simulate { text = "SHELF1:A03-2-14:4719512002889:30" }
+    expect(r.payload).to_equal({ type = "shelf-label", location = "A03-2-14", gtin = "4719512002889", check = "30", valid = true })
+    expect(r.actions[1]).to_equal({ type = "append", path = "stocktake.csv", line = "A03-2-14,4719512002889", rule = "shelf-stocktake" })
+  end)
+  it("reports a wrong label check with the expected one", function()
+    local p = scan.simulate { text = "SHELF1:A03-2-14:4719512002889:41" }.payload
+    expect(p.valid).to_be(false)
+    expect(p.problems).to_equal({ "label check 41 does not match 30" })
+  end)
+  it("reports a bad GTIN and a bad location", function()
+    local p = shelf.parse("SHELF1:a03/2:4719512002888:30")
+    expect(p.valid).to_be(false)
+    expect(p.problems).to_equal({ "location must be 1-16 characters A-Z, 0-9 or '-'", "gtin check digit is wrong" })
+    expect(shelf.parse("SHELF1:A1:123:x").problems).to_equal({ "gtin must be 8, 12, 13 or 14 digits", "check must be two digits" })
+  end)
+  it("warns instead of acting on a bad label", function()
+    local r = scan.simulate { text = "SHELF1:A03-2-14:4719512002889:41" }
+    expect(r.actions).to_be_nil()
+    expect(r.emitted[1].message).to_equal("bad shelf label: label check 41 does not match 30")
+  end)
+  it("leaves other texts alone", function()
+    expect(shelf.parse("SHELF2:A:4719512002889:30")).to_be_nil()
+    expect(scan.simulate { text = "SHELF1:only:three" }.payload.type).to_equal("raw")
+  end)
+end)
