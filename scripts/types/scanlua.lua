@@ -80,8 +80,59 @@
 ---@field emitted table[]?
 ---@field errors {parser: string?, rule: string?, message: string, traceback: string?}[]?
 
+---A scan line cut into runs (linear decoders).
+---@class scanlua.Scanline
+---@field direction "row"|"column"
+---@field index integer       the row's y or the column's x
+---@field widths integer[]    bar, space, bar, ..., bar widths in pixels
+---@field positions integer[] where each run starts (frame coordinate along the line)
+---@field quiet_before integer
+---@field quiet_after integer
+---@field threshold integer
+
+---A grayscale frame view (image decoders). A copy: changing it changes nothing.
+---@class scanlua.Frame
+---@field width integer
+---@field height integer
+---@field x integer           where the view sits in the frame
+---@field y integer
+---@field data string         gray levels row by row
+local Frame = {}
+---@return integer? level
+function Frame:get(x, y) end
+---@return string
+function Frame:row(y) end
+---@return string
+function Frame:column(x) end
+---@return scanlua.Frame
+function Frame:crop(x, y, w, h) end
+---@return integer
+function Frame:otsu() end
+---@param level integer?
+---@return scanlua.Frame
+function Frame:binarize(level) end
+---@param r integer?
+---@param offset integer?
+---@return scanlua.Frame
+function Frame:adaptive(r, offset) end
+
+---@alias scanlua.DecodedValue string|{text: string?, bytes: string?, points: scanlua.Point[]?}
+
+---@class scanlua.DecoderSpec
+---@field name string                       the new symbology's name
+---@field decode fun(input: scanlua.Scanline|scanlua.Frame): scanlua.DecodedValue|scanlua.DecodedValue[]|nil
+---@field kind "linear"|"image"?            default linear
+---@field directions "rows"|"columns"|"both"?  default rows
+---@field step integer?                     pixels between scan lines (default 4)
+---@field min_lines integer?                neighbouring lines a value must be read on (default 1)
+
 ---@class scanlua.scan
 local scan = {}
+
+---Registers a decoder for a new symbology (see docs/new-code-types.md).
+---@param spec scanlua.DecoderSpec
+---@return string name
+function scan.decoder(spec) end
 
 ---Registers a parser: symbol -> payload. The first parser that returns a table claims the symbol.
 ---@param spec scanlua.ParserSpec
