@@ -2,3 +2,4 @@
 -- scan.options { default_scripts = false }). Each handler module registers itself.
 require "handlers.url"
 require "handlers.tw_einvoice"
+require "handlers.product"
