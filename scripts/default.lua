@@ -3,3 +3,4 @@
 require "handlers.url"
 require "handlers.tw_einvoice"
 require "handlers.product"
+require "handlers.contact"
