@@ -223,3 +223,27 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("disabled after 2 failures in a row; last: "), r.stderr)
     }
 }
+
+extension ScriptCommandTests {
+    /// Random and hostile payloads through `scanlua simulate` with the shipped handlers: every line
+    /// gives one record, none with a script error.
+    func testSimulateSurvivesHostilePayloadsWithTheShippedHandlers() throws {
+        var generator = SystemRandomNumberGenerator()
+        var lines: [String] = []
+        let prefixes = ["", "**", "WIFI:", "BCD\n", "SPC\n", "000201", "https://", "BEGIN:VCARD\n", "MECARD:", "(01)",
+                        "AB11223344102052399990000014400000154000000000123456"]
+        for (i, prefix) in prefixes.enumerated() {
+            var bytes = Array(prefix.utf8)
+            bytes += (0..<(200 + i * 50)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            lines.append("{\"symbology\": \"qrcode\", \"bytes\": \"\(Data(bytes).base64EncodedString())\"}")
+        }
+        lines.append("{\"symbology\": \"code128\", \"text\": \"\(String(repeating: ";:\\\\", count: 20000))\"}")
+        let r = try CLI.run(["simulate"], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.count, lines.count)
+        for record in r.records {
+            XCTAssertNil(record["errors"], "\(record)")
+            XCTAssertNotNil((record["payload"] as? [String: Any])?["type"] as? String)
+        }
+    }
+}

@@ -219,4 +219,29 @@ scan.parser {
   end,
 }
 
+scan.summary {
+  type = "wifi",
+  format = function(p)
+    return string.format("Wi-Fi network %s (%s%s)%s", p.ssid, p.auth, p.hidden and ", hidden" or "", p.password and ", with password" or "")
+  end,
+}
+scan.summary {
+  type = "contact",
+  format = function(p)
+    local parts = { p.name or "?" }
+    if p.org then parts[#parts + 1] = p.org end
+    for _, t in ipairs(p.phones or {}) do parts[#parts + 1] = type(t) == "table" and t.number or t end
+    for _, e in ipairs(p.emails or {}) do parts[#parts + 1] = e end
+    return "contact: " .. table.concat(parts, ", ")
+  end,
+}
+scan.summary {
+  type = "event",
+  format = function(p)
+    local start = p.start and (p.start.date_time or p.start.date or p.start.value) or "?"
+    return "event: " .. (p.summary or "?") .. " at " .. start .. (p.start and p.start.time_zone and " " .. p.start.time_zone or "")
+      .. (p.location and ", " .. p.location or "")
+  end,
+}
+
 return contact

@@ -219,4 +219,17 @@ scan.parser {
   parse = function(ev) return gs1.parse_digital_link(ev.text) end,
 }
 
+scan.summary {
+  type = "gs1",
+  format = function(p)
+    local out = { "GS1 " .. p.element_string }
+    for _, e in ipairs(p.elements) do
+      local extra = e.date or (e.number and tostring(e.number)) or ""
+      out[#out + 1] = string.format("  (%s) %s: %s%s", e.ai, e.title or "?", e.value, extra ~= "" and " = " .. extra or "")
+    end
+    for _, problem in ipairs(p.problems or {}) do out[#out + 1] = "problem: " .. problem end
+    return table.concat(out, "\n")
+  end,
+}
+
 return gs1

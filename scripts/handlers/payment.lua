@@ -243,4 +243,10 @@ scan.parser {
   end,
 }
 
+local function money(currency, amount) return amount and string.format("%s %.2f", currency or "", amount) or "open amount" end
+scan.summary { type = "epc", format = function(p) return "SEPA transfer " .. money(p.currency, p.amount) .. " to " .. tostring(p.name) .. ", " .. tostring(p.iban) .. (p.valid and "" or " (INVALID)") end }
+scan.summary { type = "swiss-qr-bill", format = function(p) return "Swiss QR-bill " .. money(p.currency, p.amount) .. " to " .. (p.creditor and p.creditor.name or "?") .. ", " .. tostring(p.iban) .. (p.valid and "" or " (INVALID)") end }
+scan.summary { type = "emv-merchant", format = function(p) return "EMV merchant QR " .. (p.merchant_name or "?") .. ", " .. money(p.currency or p.currency_code, p.amount) .. (p.valid and "" or " (INVALID)") end }
+scan.summary { type = "twqr", format = function(p) return "TWQR " .. tostring(p.kind) .. " " .. tostring(p.name) .. (p.bank and ", bank " .. p.bank or "") end }
+
 return payment

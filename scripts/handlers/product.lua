@@ -138,4 +138,19 @@ scan.parser {
   parse = function(ev) return product.parse(ev.text, ev.symbology, ev.addon) end,
 }
 
+scan.summary {
+  type = "product",
+  format = function(p)
+    local parts = { "GTIN " .. p.gtin }
+    if p.country then parts[#parts + 1] = "from the GS1 " .. p.country .. " range" end
+    if p.issuer then parts[#parts + 1] = p.issuer end
+    if p.isbn13 then parts[#parts + 1] = "ISBN " .. p.isbn13 .. (p.isbn10 and " (ISBN-10 " .. p.isbn10 .. ")" or "") end
+    if p.issn then parts[#parts + 1] = "ISSN " .. p.issn end
+    if p.price and p.price.amount then parts[#parts + 1] = string.format("price %s %.2f", p.price.currency or "", p.price.amount) end
+    if p.restricted then parts[#parts + 1] = "restricted circulation" end
+    if not p.valid then parts[#parts + 1] = "INVALID: " .. table.concat(p.problems, "; ") end
+    return table.concat(parts, ", ")
+  end,
+}
+
 return product

@@ -251,6 +251,12 @@ function einvoice.build(left_bytes, right_bytes)
   local p, items_left = einvoice.parse_left(left_bytes)
   if not p then return nil end
   local problems = p.problems
+  -- A QR code holds at most 2953 bytes: anything longer did not come from an invoice printer.
+  if #left_bytes > 2953 or (right_bytes and #right_bytes > 2953) then
+    problems[#problems + 1] = "longer than a QR code can hold (2953 bytes)"
+    p.items, p.complete, p.valid = {}, false, false
+    return p
+  end
   local right_chunk = right_bytes and right_bytes:sub(3) or ""
   if p.encoding == "base64" then
     -- Each code's chunk is Base64 on its own; decode, then join (spec 貳.四 example).
@@ -353,6 +359,55 @@ scan.parser {
       p.valid, p.problems = false, { "period month " .. period:sub(4, 5) .. " is not an even month 02-12" }
     end
     return p
+  end,
+}
+
+-- }===========================================================
+
+
+-- {====================== Text for people ======================
+
+local textwidth = require "textwidth"
+
+local function money(n)
+  if n == nil then return "?" end
+  return math.type(n) == "integer" and tostring(n) or string.format("%.2f", n)
+end
+
+scan.summary {
+  type = "tw-einvoice",
+  format = function(p)
+    local out = {}
+    out[#out + 1] = string.format("Taiwan e-invoice %s  %s  random %s  seller %s%s  buyer %s",
+      p.invoice_number, p.date or "?", p.random_code or "?", p.seller_id or "?",
+      p.seller_id_valid == false and " (check fails)" or "", p.buyer_id or "?")
+    out[#out + 1] = string.format("total %s (untaxed %s), %d of %s items in the codes%s", money(p.total_amount),
+      money(p.sales_amount), #(p.items or {}), tostring(p.item_count_total or "?"), p.complete and "" or ", right code not seen")
+    local width = 4
+    for _, it in ipairs(p.items or {}) do width = math.max(width, textwidth.width((it.name:gsub("[\r\n]+", " ")))) end
+    for _, it in ipairs(p.items or {}) do
+      out[#out + 1] = string.format("  %s  %8s x %8s", textwidth.pad((it.name:gsub("[\r\n]+", " ")), width),
+        money(it.quantity), money(it.unit_price))
+    end
+    for _, problem in ipairs(p.problems or {}) do out[#out + 1] = "problem: " .. problem end
+    return table.concat(out, "\n")
+  end,
+}
+
+scan.summary {
+  type = "tw-einvoice-right",
+  format = function(p)
+    if p.merged_into and p.invoice then return "right code of e-invoice " .. p.merged_into .. " (completes it)" end
+    if p.merged_into then return "right code of e-invoice " .. p.merged_into end
+    return "right code of an e-invoice, waiting for its left code"
+  end,
+}
+
+scan.summary {
+  type = "tw-einvoice-barcode",
+  format = function(p)
+    local months = p.months and string.format("%d-%02d/%02d", p.year, p.months[1], p.months[2]) or p.period
+    return string.format("Taiwan e-invoice barcode %s, period %s, random %s", p.invoice_number, months, p.random_code)
   end,
 }
 

@@ -72,6 +72,7 @@ function urls.parse_url(text)
   end
   local u = url.parse(text)
   if not u or not u.host or u.host == "" or (u.scheme ~= "http" and u.scheme ~= "https") then return nil end
+  if #u.host > 253 then return nil end  -- longer than any DNS name: not a web address
   local warnings = {}
   local host_unicode = punycode.host_to_unicode(u.host) or u.host
   local host_ascii = punycode.host_to_ascii(host_unicode) or u.host
@@ -87,9 +88,10 @@ function urls.parse_url(text)
   }
 end
 
--- MECARD-style fields: KEY:value; with \; \: \, \\ escapes.
+-- MECARD-style fields: KEY:value; with \; \: \, \\ escapes. Jumps from one special
+-- character to the next, so long plain runs cost one string.find.
 local function fields(body)
-  local out, key, buf, i = {}, nil, {}, 1
+  local out, key, buf = {}, nil, {}
   local function flush()
     if key then
       local v = table.concat(buf)
@@ -97,21 +99,28 @@ local function fields(body)
     end
     key, buf = nil, {}
   end
-  while i <= #body do
-    local c = body:sub(i, i)
-    if c == "\\" and i < #body then
-      buf[#buf + 1] = body:sub(i + 1, i + 1)
-      i = i + 2
+  local i, n = 1, #body
+  while i <= n do
+    local j = body:find("[\\;:]", i)
+    if not j then
+      buf[#buf + 1] = body:sub(i)
+      break
+    end
+    buf[#buf + 1] = body:sub(i, j - 1)
+    local c = body:sub(j, j)
+    if c == "\\" then
+      buf[#buf + 1] = body:sub(j + 1, j + 1)
+      i = j + 2
     elseif c == ";" then
       flush()
-      i = i + 1
-    elseif c == ":" and not key then
+      i = j + 1
+    elseif key then
+      buf[#buf + 1] = ":"  -- a ':' inside a value
+      i = j + 1
+    else
       key = table.concat(buf):upper()
       buf = {}
-      i = i + 1
-    else
-      buf[#buf + 1] = c
-      i = i + 1
+      i = j + 1
     end
   end
   flush()
@@ -168,5 +177,29 @@ scan.parser {
     return urls.parse_action(ev.text) or urls.parse_url(ev.text)
   end,
 }
+
+local warning_words = {
+  ["insecure-http"] = "not encrypted (http)",
+  ["userinfo-before-host"] = "the text before '@' is not the site: it goes to the host after it",
+  ["idn-homograph"] = "the host mixes look-alike letters from other alphabets",
+  ["ip-host"] = "the host is a bare IP address",
+  ["shortener"] = "a link shortener hides the real destination",
+  ["dangerous-scheme"] = "this scheme can run code or open local files",
+}
+
+scan.summary {
+  type = "url",
+  format = function(p)
+    local out = { (p.title and p.title .. ": " or "") .. p.url }
+    if p.host and p.host_ascii and p.host ~= p.host_ascii then out[#out + 1] = "host " .. p.host .. " (" .. p.host_ascii .. ")" end
+    for _, w in ipairs(p.warnings or {}) do out[#out + 1] = "warning: " .. (warning_words[w] or w) end
+    return table.concat(out, "\n")
+  end,
+}
+
+scan.summary { type = "email", format = function(p) return "email to " .. tostring(p.to) .. (p.subject and ", subject " .. p.subject or "") end }
+scan.summary { type = "phone", format = function(p) return "phone " .. p.number end }
+scan.summary { type = "sms", format = function(p) return "SMS to " .. table.concat(p.numbers, ", ") .. (p.body and ": " .. p.body or "") end }
+scan.summary { type = "geo", format = function(p) return string.format("location %.6f, %.6f", p.latitude, p.longitude) end }
 
 return urls

@@ -79,6 +79,7 @@
 ---@field actions scanlua.Action[]?
 ---@field emitted table[]?
 ---@field errors {parser: string?, rule: string?, message: string, traceback: string?}[]?
+---@field summary string?                the payload for people (scan.summary), simulate only
 
 ---A scan line cut into runs (linear decoders).
 ---@class scanlua.Scanline
@@ -128,6 +129,10 @@ function Frame:adaptive(r, offset) end
 
 ---@class scanlua.scan
 local scan = {}
+
+---Registers how --format text shows a payload type to people.
+---@param spec {type: string, format: fun(payload: scanlua.Payload): string}
+function scan.summary(spec) end
 
 ---Registers a decoder for a new symbology (see docs/new-code-types.md).
 ---@param spec scanlua.DecoderSpec

@@ -34,7 +34,9 @@ public final class RecordWriter {
             let text = format == .raw ? s.text : "\(s.symbology.zbarLabel):\(s.text)"
             Console.write(text + "\n")
             guard format == .text else { return }
-            if let payload = record.payload, payload["type"] != .string("raw") {
+            if let summary = record.summary {
+                for line in summary.split(separator: "\n", omittingEmptySubsequences: false) { Console.write("  \(line)\n") }
+            } else if let payload = record.payload, payload["type"] != .string("raw") {
                 Console.write("  payload: \(payload.serialized)\n")
             }
             for e in record.emitted { Console.write("  emitted: \(e.serialized)\n") }

@@ -15,6 +15,8 @@ public struct ScanRecord: Sendable {
     public var emitted: [JSON] = []
     /// Script errors on this symbol, each with `script:line`.
     public var errors: [JSON] = []
+    /// The payload as text for people (only `--format text` prints it).
+    public var summary: String?
 
     public init(info: FrameInfo, symbol: Symbol) {
         self.info = info

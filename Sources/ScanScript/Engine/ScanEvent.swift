@@ -33,4 +33,6 @@ public struct ScriptResult {
     public var emitted: [JSON]
     /// Script errors: `{parser|rule: name, message: "script.lua:LINE: ...", traceback: ...}`.
     public var errors: [JSON]
+    /// The payload for people (`scan.summary`), when summaries are enabled and one is registered.
+    public var summary: String?
 }

@@ -29,6 +29,7 @@ public final class ScriptEngine {
     private var env: Int32 = 0, dispatchRef: Int32 = 0, trustRef: Int32 = 0
     private var installTestsRef: Int32 = 0, runTestsRef: Int32 = 0
     var decoderSpecsRef: Int32 = 0, callDecoderRef: Int32 = 0, frameMetatableRef: Int32 = 0
+    private var enableSummariesRef: Int32 = 0
     private var trusted = false
     /// Where `print`, `ctx.log` and handler warnings go.
     public var log: (String) -> Void = { Console.error($0) }
@@ -44,7 +45,7 @@ public final class ScriptEngine {
             for (key, slot) in [("env", \ScriptEngine.env), ("dispatch", \.dispatchRef), ("trust", \.trustRef),
                                 ("install_test_api", \.installTestsRef), ("run_tests", \.runTestsRef),
                                 ("decoder_specs", \.decoderSpecsRef), ("call_decoder", \.callDecoderRef),
-                                ("frame_mt", \.frameMetatableRef)] {
+                                ("frame_mt", \.frameMetatableRef), ("enable_summaries", \.enableSummariesRef)] {
                 lua.rawField(-1, key)
                 self[keyPath: slot] = lua.ref()
             }
@@ -111,12 +112,12 @@ public final class ScriptEngine {
             try lua.withoutMemoryLimit { () throws(ScriptError) in
                 lua.pushEvent(event.symbol, info: event.info, siblings: event.siblings)
             }
-            try lua.call(nargs: 2, nresults: 7, handlerAt: 1)
+            try lua.call(nargs: 2, nresults: 8, handlerAt: 1)
             return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult(at: base + 1) }
         } catch {
             // The dispatcher itself failed (memory exhausted between handlers, a payload that is not JSON).
             return ScriptResult(payload: .object([("type", .string("raw"))]), parser: nil, actions: [], emitted: [],
-                                errors: [.object([("message", .string("scanlua: " + error.message))])])
+                                errors: [.object([("message", .string("scanlua: " + error.message))])], summary: nil)
         }
     }
 
@@ -124,7 +125,7 @@ public final class ScriptEngine {
     private func readResult(at i: Int32) throws(ScriptError) -> ScriptResult {
         ScriptResult(payload: try lua.json(at: i), parser: lua.string(at: i + 1),
                      actions: try tagged(i + 3, rules: i + 4), emitted: try tagged(i + 5, rules: i + 6),
-                     errors: try list(i + 2))
+                     errors: try list(i + 2), summary: lua.string(at: i + 7))
     }
 
     private func list(_ index: Int32) throws(ScriptError) -> [JSON] {
@@ -148,6 +149,13 @@ public final class ScriptEngine {
             }
         }
         return items
+    }
+
+    /// Asks every event for its payload's text summary (`scan.summary`), for --format text.
+    public func enableSummaries() {
+        lua.push(.ref(enableSummariesRef))
+        lua.push(.bool(true))
+        try? lua.call(nargs: 1, nresults: 0)
     }
 
     // MARK: Tests

@@ -171,6 +171,16 @@ function scan.rule(spec)
   return spec.name
 end
 
+local summaries, want_summaries = {}, false
+
+--- Registers how --format text shows a payload type to people: format(payload) -> text.
+function scan.summary(spec)
+  if type(spec) ~= "table" then spec_error("scan.summary", "expected a table, got " .. type(spec)) end
+  if type(spec.type) ~= "string" then spec_error("scan.summary", "'type' must be a payload type string") end
+  if type(spec.format) ~= "function" then spec_error("scan.summary", "'format' must be a function") end
+  summaries[spec.type] = { kind = "summary", name = spec.type, fn = spec.format, where = where(spec.format), failures = 0 }
+end
+
 local decoders, decoder_names = {}, {}
 local zbar_names = {}
 for n in ("qrcode ean13 ean8 upca upce isbn10 isbn13 ean2 ean5 i25 databar databar-exp codabar code39 code93 code128 sqcode"):gmatch("%S+") do
@@ -371,10 +381,16 @@ local function dispatch(fields, ev)
   end
   payload = payload or { type = "raw" }
   if #rules > 0 then run_rules(payload, ev) end
+  local summary
+  local sh = want_summaries and summaries[payload.type]
+  if sh and not sh.disabled then
+    local ok, _, res = call_when(sh, payload, nil, nil)
+    if not ok then add_error(_) elseif type(res) == "string" then summary = res end
+  end
   local e, a, ar, m, mr = errors, actions, action_rules, emitted, emitted_rules
   errors, actions, action_rules, emitted, emitted_rules, current_rule =
     saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule
-  return payload, parser, e, a, ar, m, mr
+  return payload, parser, e, a, ar, m, mr, summary
 end
 
 -- }==============================================================
@@ -614,8 +630,12 @@ local function tag(list, names)
 end
 
 function scan.simulate(spec)
-  local payload, parser, errs, acts, act_rules, emits, emit_rules = dispatch(raw_event(spec, "scan.simulate"))
-  return { payload = payload, parser = parser, errors = errs, actions = tag(acts, act_rules), emitted = tag(emits, emit_rules) }
+  local saved = want_summaries
+  want_summaries = true
+  local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(raw_event(spec, "scan.simulate"))
+  want_summaries = saved
+  return { payload = payload, parser = parser, errors = errs, actions = tag(acts, act_rules), emitted = tag(emits, emit_rules),
+           summary = summary }
 end
 
 local tests = {}
@@ -702,6 +722,7 @@ end
 return {
   env = env,
   dispatch = dispatch,
+  enable_summaries = function(on) want_summaries = on end,
   decoder_specs = decoder_specs,
   call_decoder = call_decoder,
   frame_mt = frame_mt,

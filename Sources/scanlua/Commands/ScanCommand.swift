@@ -68,6 +68,7 @@ enum ScanCommand {
 
         // Scripts load before any image is read, so a broken script costs nothing.
         let engine = try scripts.makeEngine()
+        if format == .text { engine.enableSummaries() }
         let pipeline = ScriptPipeline(engine: engine, runner: ActionRunner(dryRun: scripts.dryRun, trusted: engine.limits.trust),
                                       writer: RecordWriter(format: format))
 
@@ -126,6 +127,7 @@ struct ScriptPipeline {
         record.actions = runner.carryOut(result.actions)
         record.emitted = result.emitted
         record.errors = result.errors
+        record.summary = result.summary
         writer.write(record)
     }
 }

@@ -52,6 +52,7 @@ enum SimulateCommand {
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
 
         let engine = try scripts.makeEngine()
+        if format == .text { engine.enableSummaries() }
         let pipeline = ScriptPipeline(engine: engine, runner: ActionRunner(dryRun: scripts.dryRun, trusted: engine.limits.trust),
                                       writer: RecordWriter(format: format))
         if let payload {

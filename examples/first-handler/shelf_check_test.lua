@@ -1,11 +1,10 @@
--- Run with: scanlua test --script examples/first-handler/product.lua examples/first-handler
--- (make test runs it through the --scripts flag below; see the README.)
-require "product"
+-- Run with: scanlua test examples/first-handler (modules next to a test file are found).
+require "shelf_check"
 
-describe("product handler", function()
+describe("shelf-check handler", function()
   it("verifies the check digit", function()
     local r = scan.simulate { symbology = "ean13", text = "4719512002889" }
-    expect(r.payload).to_equal({ type = "product", gtin = "04719512002889", valid = true, prefix = "471" })
+    expect(r.payload).to_equal({ type = "shelf-check", gtin = "04719512002889", valid = true, prefix = "471" })
     expect(scan.simulate { symbology = "ean13", text = "4719512002888" }.payload.valid).to_be(false)
   end)
   it("warns about restricted-circulation codes", function()
