@@ -22,6 +22,20 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual((records[3]["points"] as? [[Int]])?.count, 4)
         XCTAssertEqual(records[3]["orientation"] as? String, "up")
         XCTAssertNotNil(records[3]["quality"] as? Int)
+
+        // The shipped handlers: the pair is one invoice with its items, the product has its
+        // country, the URL its warnings.
+        let left = try XCTUnwrap(records.prefix(2).first { ($0["text"] as? String)?.hasPrefix("AB") == true })
+        let invoice = try XCTUnwrap(left["payload"] as? [String: Any])
+        XCTAssertEqual(invoice["type"] as? String, "tw-einvoice")
+        XCTAssertEqual(invoice["invoice_number"] as? String, "AB11223344")
+        XCTAssertEqual(invoice["total_amount"] as? Int, 340)
+        XCTAssertEqual((invoice["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String }, ["乾電池", "口罩", "牛奶"])
+        XCTAssertEqual(invoice["complete"] as? Bool, true)
+        let right = try XCTUnwrap(records.prefix(2).first { ($0["text"] as? String)?.hasPrefix("**") == true })
+        XCTAssertEqual((right["payload"] as? [String: Any])?["merged_into"] as? String, "AB11223344")
+        XCTAssertEqual((records[2]["payload"] as? [String: Any])?["country"] as? String, "TW")
+        XCTAssertEqual((records[3]["payload"] as? [String: Any])?["warnings"] as? [String], ["insecure-http", "userinfo-before-host"])
     }
 
     func testBadFilesGiveErrorRecordsAndGoodFilesStillDecode() throws {
@@ -54,8 +68,9 @@ final class ScanCommandTests: XCTestCase {
         let text = try CLI.run(["scan", "--format", "text", CLI.fixture("qrcode.png"), CLI.fixture("ean13.png"), CLI.fixture("truncated.jpg")])
         XCTAssertEqual(text.stdout, """
             QR-Code:https://example.com/scanlua
-              payload: {"type":"url","host":"example.com","path":"/scanlua","scheme":"https","url":"https://example.com/scanlua"}
+              https://example.com/scanlua
             EAN-13:4719512002889
+              GTIN 04719512002889, from the GS1 TW range
 
             """)
         XCTAssertEqual(text.stderr, "scanlua: \(CLI.fixture("truncated.jpg")): corrupt JPEG: premature end of JPEG data (file truncated)\n")

@@ -65,13 +65,13 @@ final class ScriptCommandTests: XCTestCase {
     func testErrorLoopAndHogGiveErrorsOnTheRecordWhileTheRestGoesOn() throws {
         let handler = try write("bad.lua", """
             local scan = require "scan"
-            scan.parser { name = "crash", symbologies = "qrcode", match = "^https", priority = 30, parse = function(ev)
+            scan.parser { name = "crash", symbologies = "qrcode", match = "^https", priority = 90, parse = function(ev)
               return ev.nothing.here
             end }
-            scan.parser { name = "spin", symbologies = "ean13", priority = 3, parse = function(ev)
+            scan.parser { name = "spin", symbologies = "ean13", priority = 90, parse = function(ev)
               while true do end
             end }
-            scan.parser { name = "hog", symbologies = "code128", priority = 3, parse = function(ev)
+            scan.parser { name = "hog", symbologies = "code128", priority = 90, parse = function(ev)
               local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(1 << 20) .. i end
             end }
             scan.rule { name = "count", run = function(p, ctx) ctx.emit { type = "seen", payload = p.type } end }
