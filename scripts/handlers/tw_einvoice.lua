@@ -9,6 +9,7 @@
 local scan = require "scan"
 local codec = require "codec"
 local base64 = require "base64"
+local url = require "url"
 
 local einvoice = { window = 10 }  -- seconds within which codes of different frames pair up
 
@@ -106,6 +107,9 @@ function einvoice.parse_left(bytes)
   -- E4: the verification field is usually 24 characters, but not always, and the ':' before
   -- the custom area may be missing: take it up to the first ':' and peel off a trailing '*' run.
   local tail = bytes:sub(54)
+  -- E14: percent-encoded text (decodeURIComponent'd by some parsers): the header is plain
+  -- letters, digits and Base64, so only the separators give it away.
+  if not tail:find(":", 1, true) and tail:find("%%3[Aa]") then tail = url.decode(tail) or tail end
   local colon = tail:find(":", 1, true)
   local verification = colon and tail:sub(1, colon - 1) or tail
   local rest = colon and tail:sub(colon + 1) or ""

@@ -187,6 +187,24 @@ describe("tw-einvoice: edge cases", function()
   end)
 end)
 
+describe("tw-einvoice: more edge cases", function()
+  it("E5: a custom area holding data", function()
+    local p = invoice(HEAD .. ":POS0012345:1:1:1:Tea:1:30").payload
+    expect(p.custom_area).to_equal("POS0012345")
+    expect(p.items).to_equal({ { name = "Tea", quantity = 1, unit_price = 30 } })
+  end)
+  it("E13: a left code ending right after the custom area", function()
+    local p = invoice(HEAD .. ":**********").payload
+    expect({ p.custom_area, p.item_count_in_codes, p.encoding }).to_equal({ "**********" })
+    expect(p.items).to_equal({})
+    expect(p.valid).to_be(true)
+  end)
+  it("E14: percent-encoded separators", function()
+    local p = invoice(HEAD .. "%3A**********%3A1%3A1%3A1%3A%E5%8F%A3%E7%BD%A9%3A1%3A210").payload
+    expect(p.items).to_equal({ { name = "口罩", quantity = 1, unit_price = 210 } })
+  end)
+end)
+
 describe("tw-einvoice: malformed codes give valid = false or pass", function()
   it("a left code of 17 characters", function()
     local p = invoice("AB11223344102052399").payload
