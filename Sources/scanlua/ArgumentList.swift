@@ -12,6 +12,18 @@ struct ArgumentList {
 
     init(_ items: [String]) { self.items = items }
 
+    /// Whether the next unread argument is an option (`-x`, `--x`; not `-` or `--`).
+    var nextIsOption: Bool {
+        guard let first = items.first else { return false }
+        return first.hasPrefix("-") && first != "-" && first != "--"
+    }
+
+    /// Takes every unread argument as it is (for a command that hands them on, like `run`).
+    mutating func takeRest() -> [String] {
+        defer { items = [] }
+        return items
+    }
+
     /// Takes the next option, or returns nil when only positionals remain (collected in `positionals`).
     mutating func nextOption() -> String? {
         while let first = items.first {

@@ -14,7 +14,10 @@ struct ScriptFlags {
           --instruction-limit N   Instructions per handler call (default 10000000; 0 = unlimited).
           --memory-limit MIB      Memory of the Lua state in MiB (default 256; 0 = unlimited).
           --max-failures N        Disable a handler after N failures in a row (default 5).
-          --dry-run               Print the actions rules return without carrying them out.
+          --dry-run               Print the actions rules return without carrying them out, and roll back
+                                  what they wrote to the store.
+          --db PATH               The store's SQLite database (default: the config's db, else
+                                  $XDG_DATA_HOME/scanlua/scanlua.db).
     """
 
     /// Consumes `option` if it is a script flag; returns false otherwise.
@@ -29,6 +32,7 @@ struct ScriptFlags {
         case "--memory-limit": options.limits.memoryLimit = try args.intValue(for: option, in: 0...1 << 20) << 20
         case "--max-failures": options.limits.maxFailures = try args.intValue(for: option, in: 1...1_000_000)
         case "--dry-run": try args.noValue(for: option); dryRun = true
+        case "--db": options.database = try args.value(for: option)
         default: return false
         }
         return true

@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanStore
 
 /// The limits and permissions of an engine.
 public struct ScriptLimits: Equatable, Sendable {
@@ -31,6 +32,10 @@ public final class ScriptEngine {
     var decoderSpecsRef: Int32 = 0, callDecoderRef: Int32 = 0, frameMetatableRef: Int32 = 0
     private var enableSummariesRef: Int32 = 0
     private var trusted = false
+    /// The SQLite store behind `require "store"`: `--db`, `scan.options { db = ... }`, or the default.
+    public private(set) lazy var store = Store(path: storePath ?? Store.defaultPath)
+    /// Set before the store is first used to choose its file.
+    public var storePath: String?
     /// Where `print`, `ctx.log` and handler warnings go.
     public var log: (String) -> Void = { Console.error($0) }
 
@@ -81,6 +86,11 @@ public final class ScriptEngine {
         lua.armBudget(true)
         defer { lua.armBudget(false) }
         try lua.call(nargs: 0, nresults: 0)
+    }
+
+    /// Sets the global `arg` for a script run by `scanlua run`: arg[0] the script, arg[1...] its arguments.
+    public func setArguments(script: String, _ arguments: [String]) {
+        lua.setGlobal("arg", inEnvironment: env) { lua.pushArgTable(script, arguments) }
     }
 
     /// Adds a directory to the front of the `require` search path (user directories win over shipped ones).
@@ -257,6 +267,7 @@ public final class ScriptEngine {
                 return 2
             }),
             ("codec", Codec.module()),
+            ("store", storeModule()),
             ("otsu", .function { L throws(ScriptError) in
                 L.push(.int(FrameOps.otsu(try L.checkString(1, "otsu"))))
                 return 1
@@ -289,6 +300,7 @@ public final class ScriptEngine {
             L.memoryLimit = limits.memoryLimit
         case "max_failures": limits.maxFailures = L.integer(at: 2) ?? limits.maxFailures
         case "default_scripts": defaultScriptsEnabled = L.bool(at: 2)
+        case "db": if storePath == nil { storePath = L.string(at: 2) }
         case "trust":
             // Turning trust on takes effect for the scripts loaded after the config.
             if L.bool(at: 2) { pendingTrust = true }

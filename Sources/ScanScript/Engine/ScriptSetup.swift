@@ -12,6 +12,8 @@ public struct ScriptOptions {
     /// `--no-default-scripts` turns off the shipped handler library (`scripts/default.lua`).
     public var defaultScripts = true
     public var limits = ScriptLimits()
+    /// `--db PATH`: the store's database (else the config's `db`, else the default path).
+    public var database: String?
 
     public init() {}
 }
@@ -69,6 +71,7 @@ public enum ScriptSetup {
     public static func makeEngine(_ options: ScriptOptions, extraSource: (source: String, name: String)? = nil) throws(ScriptError) -> ScriptEngine {
         let shipped = shippedScriptsDirectory()
         let engine = try ScriptEngine(limits: options.limits, modulePaths: shipped.map { [$0] } ?? [])
+        engine.storePath = options.database
         if let config = try configFile(explicit: options.config) {
             try engine.run(file: config)
             try engine.applyPendingOptions()

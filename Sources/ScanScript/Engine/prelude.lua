@@ -213,7 +213,7 @@ end
 
 local known_options = {
   instruction_limit = "number", memory_limit = "number", max_failures = "number",
-  trust = "boolean", default_scripts = "boolean",
+  trust = "boolean", default_scripts = "boolean", db = "string",
 }
 
 --- Sets engine options from a config: scan.options { instruction_limit = 1e7, ... }.
@@ -580,7 +580,7 @@ fill_sandbox()
 
 -- {====================== Modules ======================
 
-local loaded = { scan = scan, codec = host.codec }
+local loaded = { scan = scan, codec = host.codec, store = host.store }
 local loading = {}
 
 local function require_module(name)

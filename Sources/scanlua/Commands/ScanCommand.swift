@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanScript
+import ScanStore
 
 /// `scanlua scan PATH...`: decode every code in image files, directories and stdin.
 enum ScanCommand {
@@ -120,13 +121,22 @@ struct ScriptPipeline {
         for event in ScanEvent.events(of: symbols, info: info) { process(event) }
     }
 
+    /// One event in one store transaction: what its rules wrote commits only when none of them
+    /// failed and this is not a dry run.
     func process(_ event: ScanEvent) {
+        var storeErrors: [JSON] = []
+        do { try engine.store.beginEvent() } catch {
+            storeErrors.append(.object([("message", .string("store: \(error)"))]))
+        }
         let result = engine.process(event)
+        do { try engine.store.endEvent(commit: result.errors.isEmpty && !runner.dryRun) } catch {
+            storeErrors.append(.object([("message", .string("store: \(error)"))]))
+        }
         var record = ScanRecord(info: event.info, symbol: event.symbol)
         record.payload = result.payload
         record.actions = runner.carryOut(result.actions)
         record.emitted = result.emitted
-        record.errors = result.errors
+        record.errors = result.errors + storeErrors
         record.summary = result.summary
         writer.write(record)
     }

@@ -1,0 +1,54 @@
+import Foundation
+import ScanStore
+
+/// The `store` module: SQLite for rules and reports, with parameters only.
+///
+///     store.exec(sql [, params]) -> changed rows      params: { v1, v2 } for ?, or { name = v } for :name
+///     store.query(sql [, params]) -> { {column = value, ...}, ... }   (NULL columns are absent)
+///     store.once(key) -> true the first time key is seen (kept only if the event commits)
+///     store.migrate { [1] = "CREATE TABLE ...", [2] = "ALTER TABLE ..." }   applied once each, in order
+///     store.path() -> the database file
+extension ScriptEngine {
+    func storeModule() -> LuaValue {
+        .table([
+            ("exec", .function { [unowned self] L throws(ScriptError) in
+                let (sql, positional, named) = try storeArguments(L, "exec")
+                let db = try withStore { () throws(StoreError) in try self.store.db() }
+                try withStore { () throws(StoreError) in try db.query(sql, positional: positional, named: named) }
+                L.push(.int(db.changes))
+                return 1
+            }),
+            ("query", .function { [unowned self] L throws(ScriptError) in
+                let (sql, positional, named) = try storeArguments(L, "query")
+                let rows = try withStore { () throws(StoreError) in try self.store.db().query(sql, positional: positional, named: named) }
+                L.pushRows(rows)
+                return 1
+            }),
+            ("once", .function { [unowned self] L throws(ScriptError) in
+                let key = String(decoding: try L.checkString(1, "once"), as: UTF8.self)
+                L.push(.bool(try withStore { () throws(StoreError) in try self.store.once(key) }))
+                return 1
+            }),
+            ("migrate", .function { [unowned self] L throws(ScriptError) in
+                let migrations = try L.migrations(at: 1)
+                let applied = try withStore { () throws(StoreError) in try self.store.migrate(migrations) }
+                L.push(.int(applied.count))
+                return 1
+            }),
+            ("path", .function { [unowned self] L in
+                L.push(.string(store.path))
+                return 1
+            }),
+        ])
+    }
+
+    private func storeArguments(_ L: LuaState, _ name: String) throws(ScriptError) -> (String, [SQLValue], [String: SQLValue]) {
+        let sql = String(decoding: try L.checkString(1, name), as: UTF8.self)
+        let (positional, named) = try L.sqlParameters(at: 2, function: name)
+        return (sql, positional, named)
+    }
+
+    private func withStore<T>(_ body: () throws(StoreError) -> T) throws(ScriptError) -> T {
+        do { return try body() } catch { throw .argument("store: \(error)") }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+@testable import ScanStore
+
+final class StoreTests: XCTestCase {
+    var path: String!
+
+    override func setUpWithError() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-store-\(UUID().uuidString)/t.db").path
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+    }
+
+    func testParametersAreBoundNeverSpliced() throws {
+        let store = Store(path: path)
+        let db = try store.db()
+        try db.execute("CREATE TABLE items (name TEXT, qty REAL)")
+        let evil = "'); DROP TABLE items;--"
+        try db.query("INSERT INTO items VALUES (?, ?)", positional: [.text(evil), .real(1.5)])
+        try db.query("INSERT INTO items VALUES (:name, :qty)", named: ["name": .text("牛奶"), "qty": .integer(2)])
+        let rows = try db.query("SELECT name, qty FROM items ORDER BY rowid")
+        XCTAssertEqual(rows.map { $0[0].1 }, [.text(evil), .text("牛奶")])
+        XCTAssertEqual(rows.map { $0[1].1 }, [.real(1.5), .real(2)], "REAL affinity")
+    }
+
+    func testErrorsCarryTheSQLAndSQLitesMessage() throws {
+        let db = try Store(path: path).db()
+        XCTAssertThrowsError(try db.query("SELECT nope FROM nowhere")) { error in
+            XCTAssertEqual(error as? StoreError, StoreError(code: 1, message: "no such table: nowhere", sql: "SELECT nope FROM nowhere"))
+            XCTAssertEqual("\(error)", "no such table: nowhere (SQLite error 1 in: SELECT nope FROM nowhere)")
+        }
+        XCTAssertThrowsError(try db.query("SELECT ?", positional: [])) { error in
+            XCTAssertEqual((error as? StoreError)?.message, "no value for parameter 1 (0 given)")
+        }
+        XCTAssertThrowsError(try db.query("SELECT 1; SELECT 2")) { error in
+            XCTAssertEqual((error as? StoreError)?.message, "one statement at a time (use separate calls)")
+        }
+    }
+
+    func testOnceAndEventTransactions() throws {
+        let store = Store(path: path)
+        _ = try store.db()
+        try store.beginEvent()
+        XCTAssertTrue(try store.once("tw-einvoice:AB11223344"))
+        XCTAssertFalse(try store.once("tw-einvoice:AB11223344"))
+        try store.endEvent(commit: false)
+        try store.beginEvent()
+        XCTAssertTrue(try store.once("tw-einvoice:AB11223344"), "the rolled-back key was not kept")
+        try store.endEvent(commit: true)
+        XCTAssertFalse(try Store(path: path).once("tw-einvoice:AB11223344"), "committed keys survive reopening")
+    }
+
+    func testMigrationsApplyOnceInOrder() throws {
+        let store = Store(path: path)
+        let migrations = [(2, "ALTER TABLE t ADD COLUMN b TEXT"), (1, "CREATE TABLE t (a INTEGER)")]
+        XCTAssertEqual(try store.migrate(migrations.map { (version: $0.0, sql: $0.1) }), [1, 2])
+        XCTAssertEqual(try store.migrate(migrations.map { (version: $0.0, sql: $0.1) }), [])
+        XCTAssertThrowsError(try store.migrate([(version: 3, sql: "CREATE TABLE t (x)")])) { error in
+            XCTAssertEqual((error as? StoreError)?.message, "migration 3: table t already exists")
+        }
+        XCTAssertEqual(try store.migrate([(version: 3, sql: "CREATE TABLE u (x)")]), [3], "a failed migration is not recorded")
+    }
+
+    func testWALModeAndTwoConnections() throws {
+        let a = try Store(path: path).db()
+        let b = try Store(path: path).db()
+        XCTAssertEqual(try a.query("PRAGMA journal_mode").first?.first?.1, .text("wal"))
+        try a.execute("CREATE TABLE t (x)")
+        try a.query("INSERT INTO t VALUES (1)")
+        XCTAssertEqual(try b.query("SELECT count(*) FROM t").first?.first?.1, .integer(1))
+    }
+}
