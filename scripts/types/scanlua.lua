@@ -221,6 +221,13 @@ function expect(actual) end
 ---@field decode fun(text: string, plus_as_space: boolean?): string|nil, string?
 ---@field encode fun(text: string): string
 
+---@class scanlua.store
+---@field exec fun(sql: string, params: table?): integer                 changed rows
+---@field query fun(sql: string, params: table?): table<string, any>[]   rows as {column = value}
+---@field once fun(key: string): boolean                                 true the first time
+---@field migrate fun(migrations: table<integer, string>): integer       migrations applied now
+---@field path fun(): string
+
 ---@class scanlua.checkdigit
 ---@field gs1 fun(digits: string): integer
 ---@field gs1_valid fun(code: string): boolean
