@@ -4,7 +4,7 @@ import ScanCore
 
 let version = "0.1.0"
 
-let commands: [Command] = [ScanCommand.command, SimulateCommand.command, TestCommand.command, RunCommand.command, BenchCommand.command]
+let commands: [Command] = [ScanCommand.command, WatchCommand.command, DevicesCommand.command, SimulateCommand.command, TestCommand.command, RunCommand.command, BenchCommand.command]
 
 let overview = """
     OVERVIEW: A Lua-scriptable barcode and QR scanning engine.

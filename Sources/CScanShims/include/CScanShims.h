@@ -40,5 +40,6 @@ int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
 /* }============================================================ */
 
 #include "CScanLua.h"  /* the Lua half of the shims */
+#include "CScanV4L2.h"  /* cameras */
 
 #endif

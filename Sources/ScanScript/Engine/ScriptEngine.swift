@@ -31,6 +31,7 @@ public final class ScriptEngine {
     private var installTestsRef: Int32 = 0, runTestsRef: Int32 = 0
     var decoderSpecsRef: Int32 = 0, callDecoderRef: Int32 = 0, frameMetatableRef: Int32 = 0
     private var enableSummariesRef: Int32 = 0
+    var hookCountRef: Int32 = 0, runHooksRef: Int32 = 0
     private var trusted = false
     /// The SQLite store behind `require "store"`: `--db`, `scan.options { db = ... }`, or the default.
     public private(set) lazy var store = Store(path: storePath ?? Store.defaultPath)
@@ -50,7 +51,8 @@ public final class ScriptEngine {
             for (key, slot) in [("env", \ScriptEngine.env), ("dispatch", \.dispatchRef), ("trust", \.trustRef),
                                 ("install_test_api", \.installTestsRef), ("run_tests", \.runTestsRef),
                                 ("decoder_specs", \.decoderSpecsRef), ("call_decoder", \.callDecoderRef),
-                                ("frame_mt", \.frameMetatableRef), ("enable_summaries", \.enableSummariesRef)] {
+                                ("frame_mt", \.frameMetatableRef), ("enable_summaries", \.enableSummariesRef),
+                                ("hook_count", \.hookCountRef), ("run_hooks", \.runHooksRef)] {
                 lua.rawField(-1, key)
                 self[keyPath: slot] = lua.ref()
             }

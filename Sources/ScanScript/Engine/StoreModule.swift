@@ -14,7 +14,7 @@ extension ScriptEngine {
             ("exec", .function { [unowned self] L throws(ScriptError) in
                 let (sql, positional, named) = try storeArguments(L, "exec")
                 let db = try withStore { () throws(StoreError) in try self.store.db() }
-                try withStore { () throws(StoreError) in try db.query(sql, positional: positional, named: named) }
+                _ = try withStore { () throws(StoreError) in try db.query(sql, positional: positional, named: named) }
                 L.push(.int(db.changes))
                 return 1
             }),

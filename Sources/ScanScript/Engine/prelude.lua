@@ -171,6 +171,22 @@ function scan.rule(spec)
   return spec.name
 end
 
+local hooks = { frame = {}, start = {}, stop = {} }
+
+local function add_hook(kind, fn)
+  if type(fn) ~= "function" then spec_error("scan.on_" .. kind, "expected a function, got " .. type(fn)) end
+  local list = hooks[kind]
+  list[#list + 1] = { kind = "hook", name = "scan.on_" .. kind, fn = fn, where = where(fn), failures = 0 }
+end
+
+--- Runs fn(frame) after each frame of a session: { source, index, time, width, height, symbols = {
+--- { symbology, text }, ... } } (all the frame's symbols, before duplicate filtering).
+function scan.on_frame(fn) add_hook("frame", fn) end
+--- Runs fn() when a scanning session starts, before its first frame.
+function scan.on_start(fn) add_hook("start", fn) end
+--- Runs fn({ frames, accepted, dropped }) when a session ends.
+function scan.on_stop(fn) add_hook("stop", fn) end
+
 local summaries, want_summaries = {}, false
 
 --- Registers how --format text shows a payload type to people: format(payload) -> text.
@@ -391,6 +407,22 @@ local function dispatch(fields, ev)
   errors, actions, action_rules, emitted, emitted_rules, current_rule =
     saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule
   return payload, parser, e, a, ar, m, mr, summary
+end
+
+-- }==============================================================
+
+-- {====================== Session hooks ======================
+
+local function hook_count(kind) return #hooks[kind] end
+
+-- Runs the hooks of one kind, each under the budget; failures go to the log.
+local function run_hooks(kind, arg)
+  for _, h in ipairs(hooks[kind]) do
+    if not h.disabled then
+      local ok, err = call_when(h, arg, nil, nil)
+      if not ok then host.log("warn", h.name .. ": " .. err.message) end
+    end
+  end
 end
 
 -- }==============================================================
@@ -723,6 +755,8 @@ return {
   env = env,
   dispatch = dispatch,
   enable_summaries = function(on) want_summaries = on end,
+  hook_count = hook_count,
+  run_hooks = run_hooks,
   decoder_specs = decoder_specs,
   call_decoder = call_decoder,
   frame_mt = frame_mt,

@@ -24,6 +24,8 @@ enum ScanCommand {
               --roi X,Y,W,H           Decode only this region: pixels, or fractions of the frame
                                       (0.25,0.25,0.5,0.5); points stay in frame coordinates.
               --max-pixels N          Refuse images larger than N pixels, from the header (default 100000000).
+            \(SessionFlags.help)
+                                      (scan's default is --duplicates all: every image reports its codes.)
             \(ScriptFlags.help)
               -h, --help              Show help information.
 
@@ -39,8 +41,9 @@ enum ScanCommand {
         var maxPixels = ImageLoader.defaultMaxPixels
         var region: Region?
         var scripts = ScriptFlags()
+        var session = SessionFlags(duplicates: .all)
         while let option = args.nextOption() {
-            if try scripts.parse(option, &args) { continue }
+            if try scripts.parse(option, &args) || session.parse(option, &args) { continue }
             switch option {
             case "--format":
                 let v = try args.value(for: option)
@@ -56,11 +59,7 @@ enum ScanCommand {
             case "--max-pixels":
                 maxPixels = try args.intValue(for: option, in: 1...Int(UInt32.max) * 16)
             case "--roi":
-                let v = try args.value(for: option)
-                switch Region.parse(v) {
-                case .success(let r): region = r
-                case .failure(let e): throw UsageError("invalid value '\(v)' for '--roi': \(e.message)")
-                }
+                region = try parseRegion(try args.value(for: option))
             default:
                 throw UsageError("unknown option '\(option)'")
             }
@@ -77,6 +76,7 @@ enum ScanCommand {
         let stdinData = inputs.contains(.stdin) ? FileHandle.standardInput.readDataToEndOfFile() : nil
         var scanner = ImageScanner(loader: ImageLoader(maxPixels: maxPixels), symbologies: symbologies, region: region)
         scanner.keepImages = engine.hasDecoders
+        var filter = session.filter
         var failed = false, empty = inputs.isEmpty
         if inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         scanner.scanAll(inputs, stdinData: stdinData) { result in
@@ -88,9 +88,9 @@ enum ScanCommand {
                 // Lua decoders run here, on the Lua thread, after zbar decoded the frame in parallel.
                 if let image = result.image { symbols += engine.decode(image, region: region, info: result.info) }
                 if symbols.isEmpty { empty = true }
-                pipeline.process(symbols, info: result.info)
+                pipeline.process(filter.accept(symbols, at: result.info.time), info: result.info)
             }
-            return !pipeline.runner.stopRequested
+            return !pipeline.runner.stopRequested && !filter.isDone
         }
         return failed ? ExitStatus.failure : empty ? ExitStatus.nothingFound : ExitStatus.success
     }

@@ -1,4 +1,5 @@
 internal import CScanShims
+import ScanCore
 import ScanStore
 
 extension LuaState {
@@ -93,5 +94,24 @@ extension LuaState {
         value()
         lua_rawset(L, -3)
         pop()
+    }
+
+    /// Pushes the table frame hooks get: `{source, index, time, width, height, symbols = {{symbology, text}, ...}}`.
+    func pushFrameInfo(_ info: FrameInfo, symbols: [Symbol]) {
+        lua_createtable(L, 0, 6)
+        pushString("source"); pushString(info.source); lua_rawset(L, -3)
+        pushString("index"); lua_pushinteger(L, lua_Integer(info.index)); lua_rawset(L, -3)
+        pushString("time"); lua_pushnumber(L, info.time.timeIntervalSince1970); lua_rawset(L, -3)
+        pushString("width"); lua_pushinteger(L, lua_Integer(info.width)); lua_rawset(L, -3)
+        pushString("height"); lua_pushinteger(L, lua_Integer(info.height)); lua_rawset(L, -3)
+        pushString("symbols")
+        lua_createtable(L, Int32(symbols.count), 0)
+        for (i, s) in symbols.enumerated() {
+            lua_createtable(L, 0, 2)
+            pushString("symbology"); pushString(s.symbology.rawValue); lua_rawset(L, -3)
+            pushString("text"); pushString(s.text); lua_rawset(L, -3)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
+        lua_rawset(L, -3)
     }
 }

@@ -1,0 +1,136 @@
+// The only Swift file that calls the V4L2 camera shim.
+internal import CScanShims
+import Foundation
+
+/// A V4L2 camera (`/dev/videoN`): GREY, YUYV or MJPEG frames, luma to the decoders.
+/// Live: frames the driver had to drop while decoding was behind are counted from its sequence numbers.
+public final class CameraSource: FrameSource {
+    public let name: String
+    public var isLive: Bool { true }
+    public private(set) var dropped = 0
+    private let camera: OpaquePointer
+    private let fourcc: UInt32, width: Int, height: Int, stride: Int
+    private var lastSequence: UInt32?
+    private var index = 0
+    private let loader = ImageLoader()
+
+    /// Opens the device and starts streaming at about `width` x `height` (0 = its current size).
+    /// - Throws: a message that names the device and what to do (missing, busy, permission, format).
+    public init(device: String, width: Int = 0, height: Int = 0) throws(SourceError) {
+        name = device
+        var status: Int32 = 0
+        var message = [CChar](repeating: 0, count: 512)
+        guard let c = scanlua_camera_open(device, UInt32(width), UInt32(height), &status, &message, message.count) else {
+            throw SourceError(Self.explain(device: device, status: status, detail: String(cString: message)))
+        }
+        camera = c
+        var f: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, bpl: UInt32 = 0
+        scanlua_camera_format(c, &f, &w, &h, &bpl)
+        fourcc = f
+        self.width = Int(w)
+        self.height = Int(h)
+        stride = bpl > 0 ? Int(bpl) : Int(w) * (f == Self.fourcc("YUYV") ? 2 : 1)
+    }
+
+    deinit { scanlua_camera_close(camera) }
+
+    /// What a person should read for each failure to open (the counterpart of a mobile permission prompt).
+    static func explain(device: String, status: Int32, detail: String) -> String {
+        switch status {
+        case SCANLUA_CAM_NO_DEVICE:
+            return "\(device): no such camera (\(detail)); `scanlua devices` lists the cameras there are"
+        case SCANLUA_CAM_BUSY:
+            return "\(device): the camera is busy: another program is using it (\(detail)); close it and try again"
+        case SCANLUA_CAM_PERMISSION:
+            let group = groupName(of: device) ?? "video"
+            return "\(device): permission denied: cameras are for members of the '\(group)' group; "
+                + "run `sudo usermod -aG \(group) $USER`, then log out and in again"
+        case SCANLUA_CAM_NOT_CAPTURE:
+            return "\(device): not a camera: \(detail)"
+        case SCANLUA_CAM_FORMAT:
+            return "\(device): unsupported pixel format: \(detail)"
+        default:
+            return "\(device): cannot capture: \(detail)"
+        }
+    }
+
+    static func groupName(of path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0, let g = getgrgid(st.st_gid) else { return nil }
+        return String(cString: g.pointee.gr_name)
+    }
+
+    static func fourcc(_ s: String) -> UInt32 {
+        s.utf8.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+
+    public func next(deadline: Date?) throws(SourceError) -> Frame? {
+        var message = [CChar](repeating: 0, count: 512)
+        while true {
+            let wait = deadline.map { max(0, Int($0.timeIntervalSinceNow * 1000)) } ?? 2000
+            var data: UnsafePointer<UInt8>?
+            var length = 0
+            var sequence: UInt32 = 0
+            let rc = scanlua_camera_next(camera, Int32(min(wait, 2000)), &data, &length, &sequence, &message, message.count)
+            if rc < 0 { throw SourceError("\(name): \(String(cString: message))") }
+            if rc == 1 {
+                if let deadline, deadline.timeIntervalSinceNow <= 0 { return nil }
+                continue
+            }
+            if let last = lastSequence, sequence > last + 1 { dropped += Int(sequence - last - 1) }
+            lastSequence = sequence
+            let bytes = UnsafeBufferPointer(start: data, count: length)
+            let image: GrayImage
+            switch fourcc {
+            case Self.fourcc("GREY"):
+                image = GrayImage(width: width, height: height, pixels: rows(bytes, step: 1))
+            case Self.fourcc("YUYV"):
+                image = GrayImage(width: width, height: height, pixels: rows(bytes, step: 2))
+            default:
+                do { image = try loader.decode(Data(bytes), name: "\(name) frame \(index)") } catch {
+                    scanlua_camera_release(camera)
+                    continue  // a damaged MJPEG frame: skip it
+                }
+            }
+            scanlua_camera_release(camera)
+            defer { index += 1 }
+            return Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height), image: image)
+        }
+    }
+
+    /// Luma samples: every `step`-th byte of each row (YUYV puts Y in even bytes).
+    private func rows(_ bytes: UnsafeBufferPointer<UInt8>, step: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: width * height)
+        for y in 0..<height {
+            let base = y * stride
+            guard base + (width - 1) * step < bytes.count else { break }
+            for x in 0..<width { out[y * width + x] = bytes[base + x * step] }
+        }
+        return out
+    }
+
+    /// Switches the torch on or off. The corresponding control is V4L2_CID_FLASH_LED_MODE.
+    public func setTorch(_ on: Bool) throws(SourceError) {
+        var message = [CChar](repeating: 0, count: 512)
+        guard scanlua_camera_torch(camera, on ? 1 : 0, &message, message.count) == 0 else {
+            throw SourceError("\(name): \(String(cString: message))")
+        }
+    }
+
+    /// The cameras under /dev (video*), each with its name and formats, or the reason it cannot be read.
+    public static func describeAll() -> [(device: String, description: String)] {
+        let devices = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? [])
+            .filter { $0.hasPrefix("video") }
+            .sorted { (Int($0.dropFirst(5)) ?? 0) < (Int($1.dropFirst(5)) ?? 0) }
+        return devices.map { d in
+            let path = "/dev/" + d
+            var card = [CChar](repeating: 0, count: 256), out = [CChar](repeating: 0, count: 8192)
+            var message = [CChar](repeating: 0, count: 512)
+            let status = scanlua_camera_describe(path, &card, card.count, &out, out.count, &message, message.count)
+            if status != SCANLUA_CAM_OK { return (path, explain(device: path, status: status, detail: String(cString: message))) }
+            return (path, String(cString: card) + "\n" + String(cString: out))
+        }
+    }
+}
+
+@available(*, unavailable) extension CameraSource: Sendable {}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Concatenated JPEG frames (what `ffmpeg ... -f mjpeg -` writes), from a file or stdin.
+/// Frames are cut at JPEG markers, not by searching bytes, so data that happens to contain
+/// FF D9 inside a segment does not end a frame early.
+public final class MJPEGSource: FrameSource {
+    public let name: String
+    public var isLive: Bool { false }
+    public var dropped: Int { 0 }
+    private let stream: ByteStream
+    private let loader: ImageLoader
+    private var index = 0
+
+    public convenience init(path: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
+        try self.init(handle: try FileHandle.forStream(path), name: path, loader: loader)
+    }
+
+    /// Reads from an open handle; `name` is what records call the stream.
+    public init(handle: FileHandle, name: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
+        self.name = name
+        stream = ByteStream(handle: handle)
+        self.loader = loader
+    }
+
+    public func next(deadline: Date?) throws(SourceError) -> Frame? {
+        guard let bytes = try nextJPEG() else { return nil }
+        defer { index += 1 }
+        let image: GrayImage
+        do { image = try loader.decode(Data(bytes), name: "\(name) frame \(index)") } catch {
+            throw SourceError("\(error)")
+        }
+        return Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height),
+                     image: image)
+    }
+
+    /// The bytes of the next JPEG (SOI ... EOI), or nil at the end of the stream.
+    func nextJPEG() throws(SourceError) -> [UInt8]? {
+        // Skip anything before the next SOI (FF D8).
+        while true {
+            guard let a = stream.peek(0) else { return nil }
+            if a == 0xFF, stream.peek(1) == 0xD8 { break }
+            stream.skip(1)
+        }
+        var i = 2  // after SOI
+        while true {
+            guard stream.peek(i) == 0xFF else {
+                throw SourceError("\(name): frame \(index) is not a JPEG (no marker at byte \(stream.offset + i))")
+            }
+            var marker = stream.peek(i + 1)
+            while marker == 0xFF { i += 1; marker = stream.peek(i + 1) }  // fill bytes
+            guard let m = marker else { throw SourceError("\(name): stream ends inside frame \(index)") }
+            if m == 0xD9 { return stream.take(i + 2) }                       // EOI
+            if m == 0x01 || (m >= 0xD0 && m <= 0xD7) { i += 2; continue }    // no length
+            guard let hi = stream.peek(i + 2), let lo = stream.peek(i + 3) else {
+                throw SourceError("\(name): stream ends inside frame \(index)")
+            }
+            i += 2 + (Int(hi) << 8 | Int(lo))
+            if m == 0xDA {
+                // Entropy-coded data: runs until a marker other than FF 00 (stuffing) or RSTn.
+                while true {
+                    guard let b = stream.peek(i) else { throw SourceError("\(name): stream ends inside frame \(index)") }
+                    if b == 0xFF, let n = stream.peek(i + 1), n != 0x00, !(n >= 0xD0 && n <= 0xD7) { break }
+                    i += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A YUV4MPEG2 stream (what `ffmpeg ... -f yuv4mpegpipe -` writes), from a file or stdin.
+/// 8-bit 4:2:0, 4:2:2, 4:4:4 and mono; the luma plane goes to the decoders.
+public final class Y4MSource: FrameSource {
+    public let name: String
+    public var isLive: Bool { false }
+    public var dropped: Int { 0 }
+    public let width: Int, height: Int
+    /// Frames per second from the header (F), when given.
+    public let fps: Double?
+    private let stream: ByteStream
+    private let chromaBytes: Int
+    private var index = 0
+
+    public convenience init(path: String) throws(SourceError) {
+        try self.init(handle: try FileHandle.forStream(path), name: path)
+    }
+
+    /// Reads from an open handle; `name` is what records call the stream.
+    public init(handle: FileHandle, name path: String) throws(SourceError) {
+        name = path
+        stream = ByteStream(handle: handle)
+        guard let line = stream.takeLine(max: 1024), line.starts(with: Array("YUV4MPEG2".utf8)) else {
+            throw SourceError("\(path): not a YUV4MPEG2 stream (it must start with 'YUV4MPEG2 ')")
+        }
+        var w = 0, h = 0, colour = "420jpeg", rate: Double?
+        for token in String(decoding: line.dropLast(), as: UTF8.self).split(separator: " ").dropFirst() {
+            let value = String(token.dropFirst())
+            switch token.first {
+            case "W": w = Int(value) ?? 0
+            case "H": h = Int(value) ?? 0
+            case "C": colour = value
+            case "F":
+                let parts = value.split(separator: ":").compactMap { Double($0) }
+                if parts.count == 2, parts[1] > 0 { rate = parts[0] / parts[1] }
+            default: break
+            }
+        }
+        guard w > 0, h > 0, w * h <= ImageLoader.defaultMaxPixels else {
+            throw SourceError("\(path): bad YUV4MPEG2 size W\(w) H\(h)")
+        }
+        let cw = (w + 1) / 2, ch = (h + 1) / 2
+        switch colour {
+        case "420jpeg", "420paldv", "420mpeg2", "420": chromaBytes = 2 * cw * ch
+        case "422": chromaBytes = 2 * cw * h
+        case "444": chromaBytes = 2 * w * h
+        case "444alpha": chromaBytes = 3 * w * h
+        case "mono": chromaBytes = 0
+        default:
+            throw SourceError("\(path): colour space C\(colour) is not supported (8-bit 420, 422, 444 and mono are)")
+        }
+        width = w
+        height = h
+        fps = rate
+    }
+
+    public func next(deadline: Date?) throws(SourceError) -> Frame? {
+        guard let line = stream.takeLine(max: 1024) else {
+            if stream.fill(1) == 0 { return nil }
+            throw SourceError("\(name): bad frame header at byte \(stream.offset)")
+        }
+        guard line.starts(with: Array("FRAME".utf8)) else {
+            throw SourceError("\(name): expected FRAME at byte \(stream.offset - line.count)")
+        }
+        guard let luma = stream.take(width * height) else {
+            throw SourceError("\(name): stream ends inside frame \(index)")
+        }
+        stream.skip(chromaBytes)
+        defer { index += 1 }
+        let time = fps.map { Date(timeIntervalSince1970: Double(index) / $0) } ?? Date()
+        return Frame(info: FrameInfo(source: name, index: index, time: time, width: width, height: height),
+                     image: GrayImage(width: width, height: height, pixels: luma))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import ScanCore
+
+/// The scan-session flags of `watch` (and `--once`/`--duplicates` on `scan`).
+struct SessionFlags {
+    var duplicates: DuplicatePolicy
+    var interval: TimeInterval = 1
+    var once = false
+
+    static let help = """
+          --duplicates MODE       once (each code once per session), interval (again after --interval
+                                  seconds), consecutive (again when another code came between), all.
+          --interval SECONDS      For --duplicates interval (default 1).
+          --once                  Stop after the first accepted code (exit 0, printing it).
+    """
+
+    mutating func parse(_ option: String, _ args: inout ArgumentList) throws(UsageError) -> Bool {
+        switch option {
+        case "--duplicates":
+            let v = try args.value(for: option)
+            guard let p = DuplicatePolicy(rawValue: v) else {
+                throw UsageError("invalid value '\(v)' for '--duplicates': expected once, interval, consecutive or all")
+            }
+            duplicates = p
+        case "--interval":
+            let v = try args.value(for: option)
+            guard let s = Double(v), s >= 0 else { throw UsageError("invalid value '\(v)' for '--interval': expected seconds") }
+            interval = s
+        case "--once": try args.noValue(for: option); once = true
+        default: return false
+        }
+        return true
+    }
+
+    var filter: SessionFilter { SessionFilter(policy: duplicates, interval: interval, stopAfterFirst: once) }
+}
+
+/// Parses `--roi` values for scan and watch.
+func parseRegion(_ v: String) throws(UsageError) -> Region {
+    switch Region.parse(v) {
+    case .success(let r): return r
+    case .failure(let e): throw UsageError("invalid value '\(v)' for '--roi': \(e.message)")
+    }
+}

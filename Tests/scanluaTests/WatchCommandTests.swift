@@ -1,0 +1,152 @@
+import Foundation
+import XCTest
+
+/// `scanlua watch` on generated streams: frame by frame, what each session setting accepts.
+/// The stream (scripts/make-fixtures) is 15 frames at 10 fps: A A A+B B A - A A A A A A A A A.
+final class WatchCommandTests: XCTestCase {
+    let y4m = CLI.fixture("stream-10fps.y4m")
+    let mjpeg = CLI.fixture("stream-10fps.mjpeg")
+
+    /// "frame:text" for each record.
+    func accepted(_ args: [String], stdin: Data? = nil) throws -> (status: Int32, codes: [String], stderr: String) {
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet"] + args, stdin: stdin)
+        return (r.status, r.records.map { "\($0["frame"] as? Int ?? 0):\(($0["text"] as? String ?? "?").dropFirst(5))" }, r.stderr)
+    }
+
+    func testDuplicatePoliciesFrameByFrame() throws {
+        let all = try accepted(["--duplicates", "all", y4m])
+        XCTAssertEqual(all.codes, ["0:A", "1:A", "2:B", "2:A", "3:B", "4:A", "6:A", "7:A", "8:A", "9:A", "10:A", "11:A", "12:A", "13:A", "14:A"])
+        XCTAssertEqual(try accepted(["--duplicates", "once", y4m]).codes, ["0:A", "2:B"])
+        XCTAssertEqual(try accepted(["--duplicates", "consecutive", y4m]).codes, ["0:A", "2:B", "2:A", "3:B", "4:A"])
+        // The default: interval, 1 second; at 10 fps, A comes back at frame 10.
+        XCTAssertEqual(try accepted([y4m]).codes, ["0:A", "2:B", "10:A"])
+        XCTAssertEqual(try accepted(["--interval", "0.5", y4m]).codes, ["0:A", "2:B", "6:A", "11:A"])
+    }
+
+    func testMJPEGStreamGivesTheSameFrames() throws {
+        let r = try accepted(["--duplicates", "all", mjpeg])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.codes, ["0:A", "1:A", "2:B", "2:A", "3:B", "4:A", "6:A", "7:A", "8:A", "9:A", "10:A", "11:A", "12:A", "13:A", "14:A"])
+    }
+
+    func testStdinStreamsAreSniffed() throws {
+        let y = try accepted(["--duplicates", "once", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: y4m)))
+        XCTAssertEqual(y.codes, ["0:A", "2:B"])
+        let m = try accepted(["--duplicates", "once", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: mjpeg)))
+        XCTAssertEqual(m.codes, ["0:A", "2:B"])
+        let bad = try accepted(["-"], stdin: Data("hello".utf8))
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("stdin is neither a YUV4MPEG2 nor an MJPEG stream"), bad.stderr)
+    }
+
+    func testOnceROIAndLimits() throws {
+        let once = try accepted(["--once", y4m])
+        XCTAssertEqual(once.codes, ["0:A"])
+        XCTAssertEqual(once.status, 0)
+        // B sits in the right half of the frame, A in the left.
+        XCTAssertEqual(try accepted(["--duplicates", "all", "--roi", "0.5,0,0.5,1", y4m]).codes, ["2:B", "3:B"])
+        let roi = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--once", "--roi", "120,0,120,180", y4m])
+        let points = try XCTUnwrap(roi.records.first?["points"] as? [[Int]])
+        XCTAssertTrue(points.allSatisfy { $0[0] >= 150 }, "points in frame coordinates: \(points)")
+        XCTAssertEqual(try accepted(["--duplicates", "all", "--max-frames", "2", y4m]).codes, ["0:A", "1:A"])
+        let none = try accepted(["--duplicates", "all", "--roi", "0,0,20,20", y4m])
+        XCTAssertEqual(none.status, 4, "nothing found")
+    }
+
+    func testBrokenStreamsAreErrorsAfterTheGoodFrames() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-watch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let cut = dir.appendingPathComponent("cut.y4m")
+        let data = try Data(contentsOf: URL(fileURLWithPath: y4m))
+        try data.prefix(44 + 3 * (6 + 64800) + 1000).write(to: cut)
+        let r = try accepted(["--duplicates", "all", cut.path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.codes, ["0:A", "1:A", "2:B", "2:A"])
+        XCTAssertTrue(r.stderr.contains("cut.y4m: stream ends inside frame 3"), r.stderr)
+        let tenBit = dir.appendingPathComponent("10bit.y4m")
+        try Data("YUV4MPEG2 W8 H8 F10:1 C420p10\n".utf8).write(to: tenBit)
+        let t = try accepted([tenBit.path])
+        XCTAssertTrue(t.stderr.contains("colour space C420p10 is not supported (8-bit 420, 422, 444 and mono are)"), t.stderr)
+    }
+
+    func testWatchedDirectoryScansNewFilesOnce() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-inbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: CLI.fixture("ean13.png"), toPath: dir.appendingPathComponent("old.png").path)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--timeout", "4", dir.path]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = Pipe()
+        try p.run()
+        Thread.sleep(forTimeInterval: 1)
+        try FileManager.default.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: dir.appendingPathComponent("new.png").path)
+        try Data("not an image".utf8).write(to: dir.appendingPathComponent("broken.png"))
+        try Data("ignored".utf8).write(to: dir.appendingPathComponent("notes.txt"))
+        // A file moved in after it was written elsewhere.
+        let staged = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-staged-\(UUID().uuidString).png")
+        try FileManager.default.copyItem(atPath: CLI.fixture("code128.png"), toPath: staged.path)
+        try FileManager.default.moveItem(at: staged, to: dir.appendingPathComponent("moved.png"))
+        p.waitUntilExit()
+        let records = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let seen = records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent + "=" + ($0["text"] as? String ?? $0["error"] as? String ?? "") }
+        XCTAssertEqual(seen.sorted(), ["broken.png=not an image: no JPEG, PNG or PNM signature", "moved.png=scanlua-Code128 ok",
+                                       "new.png=https://example.com/scanlua"])
+    }
+
+    func testCameraErrorsAPersonUnderstands() throws {
+        let missing = try CLI.run(["watch", "/dev/video99"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("/dev/video99: no such camera"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("`scanlua devices` lists the cameras there are"), missing.stderr)
+        let notCamera = try CLI.run(["watch", "--source", "camera", "/dev/null"])
+        XCTAssertEqual(notCamera.status, 1)
+        XCTAssertTrue(notCamera.stderr.contains("/dev/null: not a camera: not a V4L2 device"), notCamera.stderr)
+
+        // Permission denied, as a user outside the device's group sees it.
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser") else {
+            throw XCTSkip("needs root and runuser to act as another user")
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-cam-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fake = dir.appendingPathComponent("video0")
+        try Data().write(to: fake)
+        chmod(fake.path, 0o600)
+        chmod(dir.path, 0o755)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        p.arguments = ["-u", "nobody", "--", CLI.binary.path, "watch", "--no-default-scripts", "--source", "camera", fake.path]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = Pipe()
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 1, text)
+        XCTAssertTrue(text.contains("\(fake.path): permission denied: cameras are for members of the 'root' group; run `sudo usermod -aG root $USER`"), text)
+    }
+
+    func testSessionHooksSeeEveryFrame() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-hooks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("hooks.lua").path
+        try """
+            local scan = require "scan"
+            local frames, symbols, started = 0, 0, false
+            scan.on_start(function() started = true end)
+            scan.on_frame(function(f) frames = frames + 1; symbols = symbols + #f.symbols; assert(f.width == 240) end)
+            scan.on_stop(function(s)
+              print(string.format("started=%s frames=%d symbols=%d session=%d/%d/%d", tostring(started), frames, symbols,
+                s.frames, s.accepted, s.dropped))
+            end)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--script", script, y4m])
+        XCTAssertTrue(r.stderr.contains("started=true frames=15 symbols=15 session=15/3/0"), r.stderr)
+    }
+}
