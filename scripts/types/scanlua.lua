@@ -130,6 +130,18 @@ function Frame:adaptive(r, offset) end
 ---@class scanlua.scan
 local scan = {}
 
+---Runs fn before a session's first frame (scanlua watch).
+---@param fn fun()
+function scan.on_start(fn) end
+
+---Runs fn after each frame with all its symbols (before duplicate filtering).
+---@param fn fun(frame: {source: string, index: integer, time: number, width: integer, height: integer, symbols: {symbology: string, text: string}[]})
+function scan.on_frame(fn) end
+
+---Runs fn when a session ends.
+---@param fn fun(session: {frames: integer, accepted: integer, dropped: integer})
+function scan.on_stop(fn) end
+
 ---Registers how --format text shows a payload type to people.
 ---@param spec {type: string, format: fun(payload: scanlua.Payload): string}
 function scan.summary(spec) end
