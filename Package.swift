@@ -25,6 +25,6 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
-        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "ScanStore"]),
+        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "ScanStore"], exclude: ["Lua"]),
     ]
 )

@@ -6,6 +6,8 @@ struct SessionFlags {
     var duplicates: DuplicatePolicy
     var interval: TimeInterval = 1
     var once = false
+    /// Flags given on the command line: the config's scan.options do not override these.
+    var given: Set<String> = []
 
     static let help = """
           --duplicates MODE       once (each code once per session), interval (again after --interval
@@ -15,6 +17,7 @@ struct SessionFlags {
     """
 
     mutating func parse(_ option: String, _ args: inout ArgumentList) throws(UsageError) -> Bool {
+        given.insert(option)
         switch option {
         case "--duplicates":
             let v = try args.value(for: option)
@@ -33,6 +36,18 @@ struct SessionFlags {
     }
 
     var filter: SessionFilter { SessionFilter(policy: duplicates, interval: interval, stopAfterFirst: once) }
+
+    /// Takes the config's settings (scan.options) for what the command line did not say.
+    mutating func apply(config: [String: JSON]) throws(UsageError) {
+        if !given.contains("--duplicates"), case .string(let v)? = config["duplicates"] {
+            guard let p = DuplicatePolicy(rawValue: v) else {
+                throw UsageError("scan.options: duplicates must be once, interval, consecutive or all, not '\(v)'")
+            }
+            duplicates = p
+        }
+        if !given.contains("--interval"), case .double(let v)? = config["interval"] { interval = v }
+        if !given.contains("--once"), case .bool(let v)? = config["once"] { once = v }
+    }
 }
 
 /// Parses `--roi` values for scan and watch.

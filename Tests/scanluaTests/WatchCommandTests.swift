@@ -150,3 +150,20 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("started=true frames=15 symbols=15 session=15/3/0"), r.stderr)
     }
 }
+
+extension WatchCommandTests {
+    func testSessionSettingsFromTheConfigAndFlagsWin() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-wcfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("init.lua").path
+        try "require('scan').options { duplicates = 'once', roi = '0.5,0,0.5,1' }\n".write(toFile: config, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try accepted(["--config", config, y4m]).codes, ["2:B"])
+        XCTAssertEqual(try accepted(["--config", config, "--duplicates", "all", y4m]).codes, ["2:B", "3:B"])
+        let bad = dir.appendingPathComponent("bad.lua").path
+        try "require('scan').options { duplicates = 'sometimes' }\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["watch", "--config", bad, y4m])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("scan.options: duplicates must be once, interval, consecutive or all, not 'sometimes'"), r.stderr)
+    }
+}

@@ -37,6 +37,9 @@ public final class ScriptEngine {
     public private(set) lazy var store = Store(path: storePath ?? Store.defaultPath)
     /// Set before the store is first used to choose its file.
     public var storePath: String?
+    /// Scan-session settings from `scan.options` (duplicates, interval, once, roi, max_frames,
+    /// max_fps, timeout, beep); command-line flags win over them.
+    public private(set) var sessionOptions: [String: JSON] = [:]
     /// Where `print`, `ctx.log` and handler warnings go.
     public var log: (String) -> Void = { Console.error($0) }
 
@@ -303,6 +306,9 @@ public final class ScriptEngine {
         case "max_failures": limits.maxFailures = L.integer(at: 2) ?? limits.maxFailures
         case "default_scripts": defaultScriptsEnabled = L.bool(at: 2)
         case "db": if storePath == nil { storePath = L.string(at: 2) }
+        case "duplicates", "roi": sessionOptions[key] = .string(L.string(at: 2) ?? "")
+        case "interval", "max_frames", "max_fps", "timeout": sessionOptions[key] = .double(L.number(at: 2) ?? 0)
+        case "once", "beep": sessionOptions[key] = .bool(L.bool(at: 2))
         case "trust":
             // Turning trust on takes effect for the scripts loaded after the config.
             if L.bool(at: 2) { pendingTrust = true }

@@ -230,6 +230,9 @@ end
 local known_options = {
   instruction_limit = "number", memory_limit = "number", max_failures = "number",
   trust = "boolean", default_scripts = "boolean", db = "string",
+  -- scan sessions (flags win over these): see scanlua help watch
+  duplicates = "string", interval = "number", once = "boolean", roi = "string", max_frames = "number",
+  max_fps = "number", timeout = "number", beep = "boolean",
 }
 
 --- Sets engine options from a config: scan.options { instruction_limit = 1e7, ... }.

@@ -69,6 +69,8 @@ enum ScanCommand {
         // Scripts load before any image is read, so a broken script costs nothing.
         let engine = try scripts.makeEngine()
         if format == .text { engine.enableSummaries() }
+        try session.apply(config: engine.sessionOptions)
+        if region == nil, case .string(let v)? = engine.sessionOptions["roi"] { region = try parseRegion(v) }
         let pipeline = ScriptPipeline(engine: engine, runner: ActionRunner(dryRun: scripts.dryRun, trusted: engine.limits.trust),
                                       writer: RecordWriter(format: format))
 
@@ -78,6 +80,9 @@ enum ScanCommand {
         scanner.keepImages = engine.hasDecoders
         var filter = session.filter
         var failed = false, empty = inputs.isEmpty
+        let frameHooks = engine.hookCount("frame") > 0
+        var frames = 0
+        engine.sessionStarted()
         if inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         scanner.scanAll(inputs, stdinData: stdinData) { result in
             switch result.outcome {
@@ -87,11 +92,14 @@ enum ScanCommand {
             case .success(var symbols):
                 // Lua decoders run here, on the Lua thread, after zbar decoded the frame in parallel.
                 if let image = result.image { symbols += engine.decode(image, region: region, info: result.info) }
+                frames += 1
+                if frameHooks { engine.frameScanned(result.info, symbols: symbols) }
                 if symbols.isEmpty { empty = true }
                 pipeline.process(filter.accept(symbols, at: result.info.time), info: result.info)
             }
             return !pipeline.runner.stopRequested && !filter.isDone
         }
+        engine.sessionStopped(frames: frames, accepted: filter.acceptedCount, dropped: 0)
         return failed ? ExitStatus.failure : empty ? ExitStatus.nothingFound : ExitStatus.success
     }
 

@@ -88,6 +88,14 @@ enum WatchCommand {
 
         let engine = try scripts.makeEngine()
         if format == .text { engine.enableSummaries() }
+        // The config's scan.options fill in what the flags did not say.
+        try session.apply(config: engine.sessionOptions)
+        let config = engine.sessionOptions
+        if region == nil, case .string(let v)? = config["roi"] { region = try parseRegion(v) }
+        if limits.maxFrames == nil, case .double(let v)? = config["max_frames"], v > 0 { limits.maxFrames = Int(v) }
+        if limits.maxFPS == nil, case .double(let v)? = config["max_fps"], v > 0 { limits.maxFPS = v }
+        if limits.timeout == nil, case .double(let v)? = config["timeout"], v > 0 { limits.timeout = v }
+        if !beep, case .bool(let v)? = config["beep"] { beep = v }
         let source: FrameSource
         do { source = try open(path, kind: kind, size: size) } catch {
             Console.error("scanlua: \(error)\n")
