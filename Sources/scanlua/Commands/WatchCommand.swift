@@ -111,6 +111,7 @@ enum WatchCommand {
         var filter = session.filter
         let status = StatusLine(enabled: !quiet && isatty(2) != 0)
         let frameHooks = engine.hookCount("frame") > 0
+        let luaDecoders = engine.hasDecoders
         var frames = 0
         engine.sessionStarted()
         let stream = StreamScanner(source: source, scanner: scanner, limits: limits)
@@ -119,7 +120,7 @@ enum WatchCommand {
             try stream.run { item in
                 frames += 1
                 var symbols = item.symbols
-                symbols += engine.decode(item.frame.image, region: region, info: item.frame.info)
+                if luaDecoders { symbols += engine.decode(item.frame.image, region: region, info: item.frame.info) }
                 if frameHooks { engine.frameScanned(item.frame.info, symbols: symbols) }
                 let accepted = filter.accept(symbols, at: item.frame.info.time)
                 if !accepted.isEmpty {
