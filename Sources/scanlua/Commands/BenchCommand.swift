@@ -6,7 +6,7 @@ import ScanScript
 enum BenchCommand {
     static let command = Command(
         name: "bench",
-        abstract: "Measure the Lua pipeline: events per second through a trivial parser and rule.",
+        abstract: "Measure: Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
         usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE]",
         details: """
             OPTIONS:
