@@ -21,7 +21,7 @@ public final class CameraSource: FrameSource {
         var status: Int32 = 0
         var message = [CChar](repeating: 0, count: 512)
         guard let c = scanlua_camera_open(device, UInt32(width), UInt32(height), &status, &message, message.count) else {
-            throw SourceError(Self.explain(device: device, status: status, detail: String(cString: message)))
+            throw SourceError(Self.explain(device: device, status: status, detail: text(message)))
         }
         camera = c
         var f: UInt32 = 0, w: UInt32 = 0, h: UInt32 = 0, bpl: UInt32 = 0
@@ -72,7 +72,7 @@ public final class CameraSource: FrameSource {
             var length = 0
             var sequence: UInt32 = 0
             let rc = scanlua_camera_next(camera, Int32(min(wait, 2000)), &data, &length, &sequence, &message, message.count)
-            if rc < 0 { throw SourceError("\(name): \(String(cString: message))") }
+            if rc < 0 { throw SourceError("\(name): \(text(message))") }
             if rc == 1 {
                 if let deadline, deadline.timeIntervalSinceNow <= 0 { return nil }
                 continue
@@ -113,7 +113,7 @@ public final class CameraSource: FrameSource {
     public func setTorch(_ on: Bool) throws(SourceError) {
         var message = [CChar](repeating: 0, count: 512)
         guard scanlua_camera_torch(camera, on ? 1 : 0, &message, message.count) == 0 else {
-            throw SourceError("\(name): \(String(cString: message))")
+            throw SourceError("\(name): \(text(message))")
         }
     }
 
@@ -127,10 +127,15 @@ public final class CameraSource: FrameSource {
             var card = [CChar](repeating: 0, count: 256), out = [CChar](repeating: 0, count: 8192)
             var message = [CChar](repeating: 0, count: 512)
             let status = scanlua_camera_describe(path, &card, card.count, &out, out.count, &message, message.count)
-            if status != SCANLUA_CAM_OK { return (path, explain(device: path, status: status, detail: String(cString: message))) }
-            return (path, String(cString: card) + "\n" + String(cString: out))
+            if status != SCANLUA_CAM_OK { return (path, explain(device: path, status: status, detail: text(message))) }
+            return (path, text(card) + "\n" + text(out))
         }
     }
 }
 
 @available(*, unavailable) extension CameraSource: Sendable {}
+
+/// A NUL-terminated C buffer as text.
+private func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
