@@ -247,3 +247,23 @@ extension ScriptCommandTests {
         }
     }
 }
+
+extension ScriptCommandTests {
+    func testLuaTestsGetAnInMemoryStore() throws {
+        try write("t/store_test.lua", """
+            local store = require "store"
+            describe("store in tests", function()
+              it("is a fresh in-memory database", function()
+                expect(store.path()).to_equal(":memory:")
+                store.migrate { [1] = "CREATE TABLE t (x)" }
+                store.exec("INSERT INTO t VALUES (?)", { 1 })
+                expect(store.query("SELECT x FROM t")).to_equal({ { x = 1 } })
+              end)
+            end)
+            """)
+        let r = try CLI.run(["test", dir.appendingPathComponent("t").path], env: ["XDG_DATA_HOME": dir.appendingPathComponent("data").path])
+        XCTAssertEqual(r.status, 0, r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("1 passed, 0 failed\n"), r.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("data/scanlua/scanlua.db").path))
+    }
+}

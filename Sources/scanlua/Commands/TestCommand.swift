@@ -15,6 +15,7 @@ enum TestCommand {
 
             Each file runs in a fresh engine that has loaded what scan would load (config, the shipped
             handlers, --script/--scripts), plus describe/it/expect and scan.simulate; see docs/lua-api.md.
+            The store is a fresh in-memory database per file unless --db is given.
             Failures print with file:line; the last line is "N passed, N failed". Exit 1 on any failure.
 
             OPTIONS:
@@ -45,9 +46,12 @@ enum TestCommand {
         }
 
         var passed = 0, failed = 0
+        // Each file gets a fresh in-memory store unless --db names one: tests never touch your data.
+        var options = scripts.options
+        if options.database == nil { options.database = ":memory:" }
         for file in files {
             do {
-                let engine = try ScriptSetup.makeEngine(scripts.options)
+                let engine = try ScriptSetup.makeEngine(options)
                 try engine.installTestAPI()
                 try engine.run(file: file)
                 for result in try engine.runTests() {
