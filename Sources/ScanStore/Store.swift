@@ -63,19 +63,21 @@ public final class Store {
         let d = try db()
         var applied: [Int] = []
         for m in migrations.sorted(by: { $0.version < $1.version }) {
-            let done = try d.query("SELECT 1 FROM scanlua_migrations WHERE version = ?", positional: [.integer(Int64(m.version))])
-            guard done.isEmpty else { continue }
+            // Check inside the write transaction: another process may be applying the same migration.
             let outer = d.inTransaction
             if !outer { try d.execute("BEGIN IMMEDIATE") }
             do {
-                try d.execute(m.sql)
-                try d.query("INSERT INTO scanlua_migrations (version) VALUES (?)", positional: [.integer(Int64(m.version))])
+                let done = try d.query("SELECT 1 FROM scanlua_migrations WHERE version = ?", positional: [.integer(Int64(m.version))])
+                if done.isEmpty {
+                    try d.execute(m.sql)
+                    try d.query("INSERT INTO scanlua_migrations (version) VALUES (?)", positional: [.integer(Int64(m.version))])
+                    applied.append(m.version)
+                }
                 if !outer { try d.execute("COMMIT") }
             } catch {
                 if !outer { try? d.execute("ROLLBACK") }
                 throw StoreError(code: error.code, message: "migration \(m.version): \(error.message)", sql: error.sql)
             }
-            applied.append(m.version)
         }
         return applied
     }

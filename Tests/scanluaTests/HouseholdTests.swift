@@ -131,3 +131,32 @@ final class HouseholdTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("store: no such table: nowhere (SQLite error 1 in: INSERT INTO nowhere VALUES (?))"), r.stderr)
     }
 }
+
+extension HouseholdTests {
+    /// Two scanlua processes writing to one database at once: WAL and the busy timeout serialise
+    /// their transactions, and no scan is lost.
+    func testTwoProcessesShareOneDatabase() throws {
+        // Both start on a database without the schema: they race to migrate it too.
+        let scans = String(repeating: "{\"symbology\": \"ean13\", \"text\": \"4710000000011\"}\n", count: 60)
+        let processes: [Process] = try (0..<2).map { _ in
+            let p = Process()
+            p.executableURL = CLI.binary
+            p.arguments = ["simulate", "--config", config, "--db", db]
+            p.currentDirectoryURL = CLI.packageRoot
+            let input = Pipe()
+            p.standardInput = input
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            input.fileHandleForWriting.write(Data(scans.utf8))
+            try input.fileHandleForWriting.close()
+            return p
+        }
+        for p in processes {
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0)
+        }
+        XCTAssertEqual(try rows("SELECT version FROM scanlua_migrations"), ["1"])
+        XCTAssertEqual(try rows("SELECT gtin, scans FROM unknown_products"), ["4710000000011|120"], "no scan lost")
+    }
+}
