@@ -24,9 +24,13 @@ public final class Store {
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         let d = try Database(path: path)
+        // An IMMEDIATE transaction takes the write lock first, so a second process waits (busy
+        // timeout) instead of failing when it would have to upgrade a read lock.
         try d.execute("""
+            BEGIN IMMEDIATE;
             CREATE TABLE IF NOT EXISTS scanlua_once (key TEXT PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
             CREATE TABLE IF NOT EXISTS scanlua_migrations (version INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+            COMMIT;
             """)
         database = d
         if eventActive { try d.execute("BEGIN IMMEDIATE") }

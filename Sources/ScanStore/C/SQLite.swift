@@ -45,7 +45,18 @@ public final class Database {
         db = handle
         self.path = path
         sqlite3_busy_timeout(db, 5000)
-        try execute("PRAGMA journal_mode=WAL")
+        // Switching a new database to WAL needs an exclusive lock; two processes opening it at
+        // once can see SQLITE_BUSY here without the busy handler: retry for a while.
+        var attempt = 0
+        while true {
+            do {
+                try execute("PRAGMA journal_mode=WAL")
+                break
+            } catch where error.code == SQLITE_BUSY && attempt < 50 {
+                attempt += 1
+                usleep(100_000)
+            }
+        }
         try execute("PRAGMA foreign_keys=ON")
     }
 
