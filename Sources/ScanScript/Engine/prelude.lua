@@ -7,7 +7,7 @@ local budget_call, tripped, memory_refused = host.limits.call, host.limits.tripp
 local traceback, getinfo, dgetmetatable = debug.traceback, debug.getinfo, debug.getmetatable
 local raw_pcall, raw_xpcall = pcall, xpcall
 local type, pairs, ipairs, next, tostring, error, select = type, pairs, ipairs, next, tostring, error, select
-local setmetatable, rawget, rawset, rawequal, rawlen = setmetatable, rawget, rawset, rawequal, rawlen
+local setmetatable, rawget, rawset, rawequal = setmetatable, rawget, rawset, rawequal
 local sfind, sformat, tsort, tconcat = string.find, string.format, table.sort, table.concat
 
 local parsers, rules = {}, {}
