@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // scanlua: a Lua-scriptable barcode and QR scanning engine for Linux.
 // Every dependency is a Debian C library (see scripts/install-deps); no Swift package is fetched.
+// Targets follow the pipeline (docs/architecture.md): ScanCore -> ScanScript -> ScanPipeline -> scanlua.
 import PackageDescription
 
 let package = Package(
@@ -15,16 +16,29 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // The one C target: what Swift cannot import (setjmp error handling, macros).
-        .target(name: "CScanShims", dependencies: ["CJPEG", "CPNG", "CLua"]),
-        .target(name: "ScanCore", dependencies: ["CZBar", "CScanShims"]),
+        // One C shim target per C library, for what Swift cannot call (setjmp, macros, ioctl).
+        .target(name: "CImageShims", dependencies: ["CJPEG", "CPNG"]),
+        .target(name: "CLuaShims", dependencies: ["CLua"]),
+        .target(name: "CV4L2Shims"),
+        // Frames, image loading, decoders, sources, the session filter and the registries. No Lua.
+        .target(name: "ScanCore", dependencies: ["CZBar", "CImageShims", "CV4L2Shims"]),
         .target(name: "ScanStore", dependencies: ["CSQLite"]),
-        .target(name: "ScanScript", dependencies: ["ScanCore", "ScanStore", "CScanShims"],
-                resources: [.embedInCode("Engine/prelude.lua")]),
-        .executableTarget(name: "scanlua", dependencies: ["ScanCore", "ScanScript"]),
+        // The Lua runtime: state, sandbox, limits, the `scan` API, helper modules.
+        .target(name: "ScanScript", dependencies: ["ScanCore", "ScanStore", "CLuaShims"],
+                resources: [
+                    .embedInCode("Prelude/views.lua"), .embedInCode("Prelude/registry.lua"),
+                    .embedInCode("Prelude/dispatch.lua"), .embedInCode("Prelude/frames.lua"),
+                    .embedInCode("Prelude/sandbox.lua"), .embedInCode("Prelude/modules.lua"),
+                    .embedInCode("Prelude/testing.lua"),
+                ]),
+        // ScanSession: source -> decoders -> filter -> scripts -> store -> actions -> sinks.
+        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore"]),
+        // The CLI: flag parsing, then a ScanSession.
+        .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
-        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "ScanStore"], exclude: ["Lua"]),
+        .testTarget(name: "ScanPipelineTests", dependencies: ["ScanPipeline"]),
+        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "ScanStore"], exclude: ["Lua", "Golden"]),
     ]
 )

@@ -1,13 +1,35 @@
 import Foundation
 
+extension Database {
+    /// Runs `body` in one write transaction (BEGIN IMMEDIATE takes the write lock first, so a
+    /// second process waits for its busy timeout instead of failing on a lock upgrade): commits
+    /// when it returns, rolls back when it throws. Inside an open transaction it just runs `body`.
+    public func inTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        if inTransaction { return try body() }
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
 /// The household-and-rules database behind the Lua `store` module: a connection opened on first
 /// use, one transaction per scan event, idempotency keys and numbered migrations.
+///
+/// An event's transaction spans several Lua calls (each rule's store calls), so it cannot be one
+/// ``Database/inTransaction(_:)`` closure: while events run (``beginEvents()``), the first store
+/// call of an event begins it (``touch()``) and the event's end commits or rolls it back.
 public final class Store {
     public let path: String
     private var database: Database?
 
-    /// Between beginEvent and endEvent: a connection opened meanwhile starts the event's transaction.
-    private var eventActive = false
+    /// Between beginEvents and endEvents: store calls belong to the running event.
+    private var eventsRunning = false
 
     public init(path: String) { self.path = path }
 
@@ -18,68 +40,68 @@ public final class Store {
         return base + "/scanlua/scanlua.db"
     }
 
-    /// The connection, opened (and its directory created) on first use.
+    /// The connection, opened (and its directory created, and its own tables set up) on first use.
     public func db() throws(StoreError) -> Database {
         if let database { return database }
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         let d = try Database(path: path)
-        // An IMMEDIATE transaction takes the write lock first, so a second process waits (busy
-        // timeout) instead of failing when it would have to upgrade a read lock.
-        try d.execute("""
-            BEGIN IMMEDIATE;
-            CREATE TABLE IF NOT EXISTS scanlua_once (key TEXT PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
-            CREATE TABLE IF NOT EXISTS scanlua_migrations (version INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
-            COMMIT;
-            """)
+        try d.inTransaction { () throws(StoreError) in
+            try d.execute("""
+                CREATE TABLE IF NOT EXISTS scanlua_once (key TEXT PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+                CREATE TABLE IF NOT EXISTS scanlua_migrations (version INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+                """)
+        }
         database = d
-        if eventActive { try d.execute("BEGIN IMMEDIATE") }
         return d
     }
 
     public var isOpen: Bool { database != nil }
 
-    /// Starts the transaction of one scan event: everything its rules write commits or rolls back
-    /// as a whole. (If the connection is not open yet, it begins when first used.)
-    public func beginEvent() throws(StoreError) {
-        eventActive = true
-        guard let database, !database.inTransaction else { return }
-        try database.execute("BEGIN IMMEDIATE")
+    /// Events start running: from now on, each event's store calls are one transaction.
+    public func beginEvents() { eventsRunning = true }
+
+    /// No event runs any more (store calls from a report or a test run in autocommit again).
+    public func endEvents() { eventsRunning = false }
+
+    /// Called before every store call: the running event's transaction begins at its first one.
+    public func touch() throws(StoreError) -> Database {
+        let d = try db()
+        if eventsRunning && !d.inTransaction { try d.execute("BEGIN IMMEDIATE") }
+        return d
     }
 
-    /// Ends it: commit, or roll back (a rule failed, or --dry-run).
+    /// Ends the running event's transaction, if it began one: commit, or roll back (a rule failed,
+    /// or --dry-run).
     public func endEvent(commit: Bool) throws(StoreError) {
-        eventActive = false
         guard let database, database.inTransaction else { return }
         try database.execute(commit ? "COMMIT" : "ROLLBACK")
     }
 
     /// True the first time `key` is seen (recorded in the current transaction), false after.
     public func once(_ key: String) throws(StoreError) -> Bool {
-        let d = try db()
+        let d = try touch()
         try d.query("INSERT OR IGNORE INTO scanlua_once (key) VALUES (?)", positional: [.text(key)])
         return d.changes == 1
     }
 
-    /// Applies the numbered migrations not applied yet, each in its own transaction, in order.
+    /// Applies the numbered migrations not applied yet, each in its own transaction (or the
+    /// running event's), in order.
     /// - Returns: the versions applied now.
     public func migrate(_ migrations: [(version: Int, sql: String)]) throws(StoreError) -> [Int] {
-        let d = try db()
+        let d = try touch()
         var applied: [Int] = []
         for m in migrations.sorted(by: { $0.version < $1.version }) {
-            // Check inside the write transaction: another process may be applying the same migration.
-            let outer = d.inTransaction
-            if !outer { try d.execute("BEGIN IMMEDIATE") }
             do {
-                let done = try d.query("SELECT 1 FROM scanlua_migrations WHERE version = ?", positional: [.integer(Int64(m.version))])
-                if done.isEmpty {
+                // Checked inside the write transaction: another process may be applying the same migration.
+                try d.inTransaction { () throws(StoreError) in
+                    let done = try d.query("SELECT 1 FROM scanlua_migrations WHERE version = ?", positional: [.integer(Int64(m.version))])
+                    guard done.isEmpty else { return }
                     try d.execute(m.sql)
                     try d.query("INSERT INTO scanlua_migrations (version) VALUES (?)", positional: [.integer(Int64(m.version))])
                     applied.append(m.version)
                 }
-                if !outer { try d.execute("COMMIT") }
             } catch {
-                if !outer { try? d.execute("ROLLBACK") }
                 throw StoreError(code: error.code, message: "migration \(m.version): \(error.message)", sql: error.sql)
             }
         }

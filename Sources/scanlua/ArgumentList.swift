@@ -1,3 +1,5 @@
+import ScanCore
+
 /// A usage error: printed with the command's usage line, exit 2 (as zbarimg does).
 struct UsageError: Error, CustomStringConvertible {
     let message: String
@@ -71,5 +73,27 @@ struct ArgumentList {
             throw UsageError("invalid value '\(v)' for '\(option)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
         }
         return n
+    }
+
+    /// Reads every option of the command line, each one of `names` (``Option/registry``), until
+    /// only positionals are left. `--help` is handled before this.
+    /// With `untilPositional`, options end at the first positional (`run SCRIPT --its-own-flags`).
+    mutating func options(_ names: [String], untilPositional: Bool = false) throws(UsageError) -> OptionValues {
+        var values = OptionValues()
+        let accepted = names.map(Option.named)
+        while !untilPositional || nextIsOption, let flag = nextOption() {
+            guard let option = accepted.first(where: { $0.flag == flag }) else { throw UsageError("unknown option '\(flag)'") }
+            if option.kind == .flag {
+                try noValue(for: flag)
+                values[option.name] = .bool(!option.negated)
+                continue
+            }
+            let text = try value(for: flag)
+            switch option.parse(text) {
+            case .success(let v): if option.kind == .list { values.append(option.name, v) } else { values[option.name] = v }
+            case .failure(let e): throw UsageError(e.message)
+            }
+        }
+        return values
     }
 }

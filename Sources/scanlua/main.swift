@@ -1,10 +1,12 @@
-// scanlua's command line: argument parsing and wiring only; the work is in ScanCore.
+// scanlua's command line: each command parses its flags (Option.registry) and drives a ScanSession.
 import Foundation
 import ScanCore
+import ScanPipeline
 
-let version = "0.1.0"
+let version = "0.2.0"
 
-let commands: [Command] = [ScanCommand.command, WatchCommand.command, DevicesCommand.command, SimulateCommand.command, TestCommand.command, RunCommand.command, BenchCommand.command]
+let commands: [Command] = [ScanCommand.command, WatchCommand.command, DevicesCommand.command, SimulateCommand.command,
+                           TestCommand.command, RunCommand.command, BenchCommand.command]
 
 let overview = """
     OVERVIEW: A Lua-scriptable barcode and QR scanning engine.
@@ -43,20 +45,22 @@ let overview = """
         guard let command = commands.first(where: { $0.name == argv[1] }) else {
             return usageFailure("unknown subcommand '\(argv[1])'", usage: "scanlua help <subcommand>")
         }
-        Console.write(command.help + "\n")
+        Console.write(command.help)
         return ExitStatus.success
     default:
         guard let command = commands.first(where: { $0.name == first }) else {
             return usageFailure("unknown subcommand '\(first)'", usage: "scanlua <subcommand> [options]")
         }
         let rest = Array(argv.dropFirst())
-        if rest.contains(where: { $0 == "-h" || $0 == "--help" }) && !rest.contains("--") {
-            Console.write(command.help + "\n")
+        let ownFlags = command.optionsEndAtPositional ? Array(rest.prefix { $0.hasPrefix("-") }) : rest
+        if ownFlags.contains(where: { $0 == "-h" || $0 == "--help" }) && !ownFlags.contains("--") {
+            Console.write(command.help)
             return ExitStatus.success
         }
         var args = ArgumentList(rest)
         do {
-            return try command.run(&args)
+            let options = try args.options(command.options, untilPositional: command.optionsEndAtPositional)
+            return try command.run(&args, options)
         } catch let error as UsageError {
             return usageFailure(error.message, usage: command.usage)
         } catch let failure as ScriptLoadFailure {

@@ -13,7 +13,7 @@ enum Fixture {
 
     /// Decodes a fixture with every default symbology (plus `extra`).
     static func symbols(_ name: String, extra: [String] = []) throws -> [Symbol] {
-        let names = Symbology.defaultNames + extra
-        return ImageScanner(symbologies: Set(names.map(Symbology.init(rawValue:)))).scan(try image(name))
+        let set = Symbology.defaultSet.union(extra.map(Symbology.init(rawValue:)))
+        return ZBarDecoder(symbologies: set).decode(try image(name))
     }
 }

@@ -42,13 +42,14 @@ final class StoreTests: XCTestCase {
     func testOnceAndEventTransactions() throws {
         let store = Store(path: path)
         _ = try store.db()
-        try store.beginEvent()
+        store.beginEvents()
         XCTAssertTrue(try store.once("tw-einvoice:AB11223344"))
+        XCTAssertTrue(try store.db().inTransaction, "the event's first store call began its transaction")
         XCTAssertFalse(try store.once("tw-einvoice:AB11223344"))
         try store.endEvent(commit: false)
-        try store.beginEvent()
         XCTAssertTrue(try store.once("tw-einvoice:AB11223344"), "the rolled-back key was not kept")
         try store.endEvent(commit: true)
+        store.endEvents()
         XCTAssertFalse(try Store(path: path).once("tw-einvoice:AB11223344"), "committed keys survive reopening")
     }
 
@@ -61,6 +62,27 @@ final class StoreTests: XCTestCase {
             XCTAssertEqual((error as? StoreError)?.message, "migration 3: table t already exists")
         }
         XCTAssertEqual(try store.migrate([(version: 3, sql: "CREATE TABLE u (x)")]), [3], "a failed migration is not recorded")
+    }
+
+    func testInTransactionRollsBackWhenTheBodyThrows() throws {
+        let db = try Store(path: path).db()
+        XCTAssertThrowsError(try db.inTransaction { () throws(StoreError) in
+            try db.execute("CREATE TABLE kept_only_on_commit (x)")
+            try db.execute("INSERT INTO no_such_table VALUES (1)")
+        })
+        XCTAssertFalse(db.inTransaction)
+        XCTAssertEqual(try db.query("SELECT count(*) FROM sqlite_master WHERE name = 'kept_only_on_commit'").first?.first?.1,
+                       .integer(0), "the table created before the failure was rolled back")
+        try db.inTransaction { () throws(StoreError) in try db.execute("CREATE TABLE kept_only_on_commit (x)") }
+        XCTAssertEqual(try db.query("SELECT count(*) FROM sqlite_master WHERE name = 'kept_only_on_commit'").first?.first?.1, .integer(1))
+    }
+
+    func testFailedMigrationLeavesNothingBehind() throws {
+        let store = Store(path: path)
+        XCTAssertThrowsError(try store.migrate([(version: 1, sql: "CREATE TABLE half (x); INSERT INTO nowhere VALUES (1)")]))
+        let db = try store.db()
+        XCTAssertEqual(try db.query("SELECT count(*) FROM sqlite_master WHERE name = 'half'").first?.first?.1, .integer(0))
+        XCTAssertEqual(try db.query("SELECT count(*) FROM scanlua_migrations").first?.first?.1, .integer(0))
     }
 
     func testWALModeAndTwoConnections() throws {

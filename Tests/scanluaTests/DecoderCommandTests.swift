@@ -102,6 +102,6 @@ final class DecoderCommandTests: XCTestCase {
         try "require('scan').decoder { name = 'qrcode', decode = function() end }\n".write(toFile: clash, atomically: true, encoding: .utf8)
         let c = try CLI.run(["scan", "--script", clash, CLI.fixture("qrcode.png")])
         XCTAssertEqual(c.status, 2)
-        XCTAssertTrue(c.stderr.contains("clash.lua:1: scan.decoder: 'qrcode' is a zbar symbology; pick another name"), c.stderr)
+        XCTAssertTrue(c.stderr.contains("clash.lua:1: scan.decoder: 'qrcode' is a built-in symbology; pick another name"), c.stderr)
     }
 }

@@ -164,6 +164,6 @@ extension WatchCommandTests {
         try "require('scan').options { duplicates = 'sometimes' }\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let r = try CLI.run(["watch", "--config", bad, y4m])
         XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.stderr.contains("scan.options: duplicates must be once, interval, consecutive or all, not 'sometimes'"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(#"scan.options: invalid value "sometimes" for 'duplicates': expected once, interval, consecutive or all"#), r.stderr)
     }
 }

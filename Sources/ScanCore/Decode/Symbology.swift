@@ -5,37 +5,52 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
     public var description: String { rawValue }
     public static func < (a: Symbology, b: Symbology) -> Bool { a.rawValue < b.rawValue }
 
-    /// The symbologies zbar decodes, in the order `--help` lists them.
-    public static let zbarNames: [String] = [
-        "qrcode", "ean13", "ean8", "upca", "upce", "isbn10", "isbn13", "ean2", "ean5",
-        "i25", "databar", "databar-exp", "codabar", "code39", "code93", "code128", "sqcode",
+    /// One row of the symbology registry.
+    public struct Entry: Sendable {
+        /// What scripts, flags and records call it.
+        public let name: String
+        /// What `--format text` prints before the colon (zbarimg's name, from `zbar_get_symbol_name`).
+        public let label: String
+        /// zbar's `zbar_symbol_type_t` value, when zbar decodes it (checked against zbar by a test).
+        public let zbarType: UInt32?
+        /// On when `--symbologies` is not given.
+        public let onByDefault: Bool
+    }
+
+    /// Every symbology a built-in decoder reads: the one list that flags, the prelude, the event
+    /// strings, the decoders and the docs come from. Lua decoders add their own names at run time.
+    public static let registry: [Entry] = [
+        Entry(name: "qrcode", label: "QR-Code", zbarType: 64, onByDefault: true),
+        Entry(name: "ean13", label: "EAN-13", zbarType: 13, onByDefault: true),
+        Entry(name: "ean8", label: "EAN-8", zbarType: 8, onByDefault: true),
+        Entry(name: "upca", label: "UPC-A", zbarType: 12, onByDefault: true),
+        Entry(name: "upce", label: "UPC-E", zbarType: 9, onByDefault: true),
+        // Off by default: its 10-digit text would replace the 13-digit EAN of every book.
+        Entry(name: "isbn10", label: "ISBN-10", zbarType: 10, onByDefault: false),
+        Entry(name: "isbn13", label: "ISBN-13", zbarType: 14, onByDefault: true),
+        Entry(name: "ean2", label: "EAN-2", zbarType: 2, onByDefault: true),
+        Entry(name: "ean5", label: "EAN-5", zbarType: 5, onByDefault: true),
+        Entry(name: "i25", label: "I2/5", zbarType: 25, onByDefault: true),
+        Entry(name: "databar", label: "DataBar", zbarType: 34, onByDefault: true),
+        Entry(name: "databar-exp", label: "DataBar-Exp", zbarType: 35, onByDefault: true),
+        Entry(name: "codabar", label: "Codabar", zbarType: 38, onByDefault: true),
+        Entry(name: "code39", label: "CODE-39", zbarType: 39, onByDefault: true),
+        Entry(name: "code93", label: "CODE-93", zbarType: 93, onByDefault: true),
+        Entry(name: "code128", label: "CODE-128", zbarType: 128, onByDefault: true),
+        Entry(name: "sqcode", label: "SQ-Code", zbarType: 80, onByDefault: true),
     ]
 
-    /// What is on when `--symbologies` is not given: every zbar symbology except `isbn10`,
-    /// whose 10-digit text would replace the 13-digit EAN of every book (ask for it by name).
-    public static let defaultNames: [String] = zbarNames.filter { $0 != "isbn10" }
+    private static let byName: [String: Entry] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
 
-    /// The name `zbarimg` prints before the colon, for `--format text`.
-    public var zbarLabel: String {
-        switch rawValue {
-        case "qrcode": return "QR-Code"
-        case "ean13": return "EAN-13"
-        case "ean8": return "EAN-8"
-        case "upca": return "UPC-A"
-        case "upce": return "UPC-E"
-        case "isbn10": return "ISBN-10"
-        case "isbn13": return "ISBN-13"
-        case "ean2": return "EAN-2"
-        case "ean5": return "EAN-5"
-        case "i25": return "I2/5"
-        case "databar": return "DataBar"
-        case "databar-exp": return "DataBar-Exp"
-        case "codabar": return "Codabar"
-        case "code39": return "CODE-39"
-        case "code93": return "CODE-93"
-        case "code128": return "CODE-128"
-        case "sqcode": return "SQ-Code"
-        default: return rawValue
-        }
-    }
+    /// The registry's names, in the order `--help` lists them.
+    public static let knownNames: [String] = registry.map(\.name)
+
+    /// What is on when `--symbologies` is not given.
+    public static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
+
+    /// This symbology's registry row; nil for a Lua decoder's own name.
+    public var entry: Entry? { Self.byName[rawValue] }
+
+    /// The name `zbarimg` prints before the colon, for `--format text` (the name itself for Lua decoders).
+    public var label: String { entry?.label ?? rawValue }
 }

@@ -7,7 +7,14 @@ public struct SourceError: Error, CustomStringConvertible, Equatable {
     public var description: String { message }
 }
 
-/// Where frames come from for `scanlua watch`: a camera, a video stream, or a watched folder.
+/// What a source hands over: a frame's pixels, or an image file that a decoder thread loads
+/// (so files are read and decoded in parallel, and a bad one becomes its own error record).
+public enum SourceItem: Sendable {
+    case frame(Frame)
+    case file(Input)
+}
+
+/// Where frames come from: image files, a camera, a video stream, a watched folder, memory.
 public protocol FrameSource: AnyObject {
     /// What records call this source (a device, a path, or `-`).
     var name: String { get }
@@ -16,8 +23,8 @@ public protocol FrameSource: AnyObject {
     var isLive: Bool { get }
     /// Frames the source (or its driver) dropped so far.
     var dropped: Int { get }
-    /// The next frame; nil at the end of the stream, or when `deadline` passes with no frame.
-    func next(deadline: Date?) throws(SourceError) -> Frame?
+    /// The next frame or file; nil at the end of the stream, or when `deadline` passes with none.
+    func next(deadline: Date?) throws(SourceError) -> SourceItem?
 }
 
 /// Buffered reading of a file or stdin, for the stream parsers.

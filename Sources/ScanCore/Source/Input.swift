@@ -4,6 +4,8 @@ import Foundation
 public enum Input: Equatable, Sendable {
     case file(String)
     case stdin
+    /// An image already read into memory (stdin, once read).
+    case data(Data, name: String)
     /// A path that could not be listed or does not exist; scanning it yields its error.
     case missing(String, reason: String)
 
@@ -12,6 +14,7 @@ public enum Input: Equatable, Sendable {
         switch self {
         case .file(let p), .missing(let p, _): return p
         case .stdin: return "-"
+        case .data(_, let name): return name
         }
     }
 

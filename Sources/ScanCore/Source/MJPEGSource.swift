@@ -22,15 +22,15 @@ public final class MJPEGSource: FrameSource {
         self.loader = loader
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> Frame? {
+    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard let bytes = try nextJPEG() else { return nil }
         defer { index += 1 }
         let image: GrayImage
         do { image = try loader.decode(Data(bytes), name: "\(name) frame \(index)") } catch {
             throw SourceError("\(error)")
         }
-        return Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height),
-                     image: image)
+        return .frame(Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height),
+                     image: image))
     }
 
     /// The bytes of the next JPEG (SOI ... EOI), or nil at the end of the stream.

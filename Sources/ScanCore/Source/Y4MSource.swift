@@ -55,7 +55,7 @@ public final class Y4MSource: FrameSource {
         fps = rate
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> Frame? {
+    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard let line = stream.takeLine(max: 1024) else {
             if stream.fill(1) == 0 { return nil }
             throw SourceError("\(name): bad frame header at byte \(stream.offset)")
@@ -69,7 +69,7 @@ public final class Y4MSource: FrameSource {
         stream.skip(chromaBytes)
         defer { index += 1 }
         let time = fps.map { Date(timeIntervalSince1970: Double(index) / $0) } ?? Date()
-        return Frame(info: FrameInfo(source: name, index: index, time: time, width: width, height: height),
-                     image: GrayImage(width: width, height: height, pixels: luma))
+        return .frame(Frame(info: FrameInfo(source: name, index: index, time: time, width: width, height: height),
+                     image: GrayImage(width: width, height: height, pixels: luma)))
     }
 }

@@ -13,22 +13,21 @@ extension ScriptEngine {
         var enabled: Bool
     }
 
-    /// The registered decoders, in registration order.
+    /// The registered decoders, in registration order (the prelude's `decoder_specs`, by field name).
     func decoderSpecs() -> [DecoderSpec] {
-        let base = lua.top
-        defer { lua.setTop(base) }
-        lua.push(.ref(decoderSpecsRef))
-        guard (try? lua.call(nargs: 0, nresults: 1, handlerAt: 1)) != nil else { return [] }
         var specs: [DecoderSpec] = []
-        for i in 0..<lua.rawLength(-1) {
-            lua.rawIndex(-1, i + 1)
-            // Each push moves the spec table one slot down: after this, the stack ends with
-            // spec, name, kind, directions, step, min_lines, enabled.
-            for k in 1...6 { lua.rawIndex(Int32(-k), k) }
-            specs.append(DecoderSpec(index: i + 1, name: lua.string(at: -6) ?? "", kind: lua.string(at: -5) ?? "linear",
-                                     directions: lua.string(at: -4) ?? "rows", step: lua.integer(at: -3) ?? 4,
-                                     minLines: lua.integer(at: -2) ?? 1, enabled: lua.bool(at: -1)))
-            lua.pop(7)
+        try? callCore("decoder_specs", results: 1) {
+            for i in 0..<lua.rawLength(-1) {
+                lua.rawIndex(-1, i + 1)
+                // Each push moves the spec one slot down: the stack ends spec, name, ..., enabled.
+                for (k, field) in ["name", "kind", "directions", "step", "min_lines", "enabled"].enumerated() {
+                    lua.rawField(Int32(-1 - k), field)
+                }
+                specs.append(DecoderSpec(index: i + 1, name: lua.string(at: -6) ?? "", kind: lua.string(at: -5) ?? "linear",
+                                         directions: lua.string(at: -4) ?? "rows", step: lua.integer(at: -3) ?? 4,
+                                         minLines: lua.integer(at: -2) ?? 1, enabled: lua.bool(at: -1)))
+                lua.pop(7)
+            }
         }
         return specs
     }
@@ -58,7 +57,7 @@ extension ScriptEngine {
                 }
             }
             if spec.kind == "image" {
-                switch callDecoder(spec.index, push: { lua.pushFrame(image, box: box, metatable: frameMetatableRef) }) {
+                switch callDecoder(spec.index, push: { pushCore("frame_mt"); lua.pushFrame(image, box: box) }) {
                 case .success(let values):
                     record(values.map { v in
                         DecodedValue(bytes: v.bytes, points: v.points?.map { Point(x: $0.x + box.x, y: $0.y + box.y) })
@@ -148,7 +147,7 @@ extension ScriptEngine {
         let base = lua.top
         defer { lua.setTop(base) }
         do {
-            lua.push(.ref(callDecoderRef))
+            pushCore("call_decoder")
             lua.push(.int(index))
             try lua.withoutMemoryLimit { () throws(ScriptError) in push() }
             try lua.call(nargs: 2, nresults: 2, handlerAt: 1)

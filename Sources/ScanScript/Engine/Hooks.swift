@@ -5,12 +5,9 @@ import ScanCore
 extension ScriptEngine {
     /// How many hooks of a kind (`start`, `frame`, `stop`) scripts registered.
     public func hookCount(_ kind: String) -> Int {
-        let base = lua.top
-        defer { lua.setTop(base) }
-        lua.push(.ref(hookCountRef))
-        lua.push(.string(kind))
-        guard (try? lua.call(nargs: 1, nresults: 1, handlerAt: 1)) != nil else { return 0 }
-        return lua.integer(at: -1) ?? 0
+        var n = 0
+        try? callCore("hook_count", [.string(kind)], results: 1) { n = lua.integer(at: -1) ?? 0 }
+        return n
     }
 
     /// Runs the `start` hooks.
@@ -31,7 +28,7 @@ extension ScriptEngine {
     private func runHooks(_ kind: String, _ pushArgument: () -> Void) {
         let base = lua.top
         defer { lua.setTop(base) }
-        lua.push(.ref(runHooksRef))
+        pushCore("run_hooks")
         lua.push(.string(kind))
         pushArgument()
         try? lua.call(nargs: 2, nresults: 0, handlerAt: 1)

@@ -19,6 +19,9 @@ public struct ScriptLimits: Equatable, Sendable {
 /// Embedded Lua: the `scan` API, the sandbox, and the dispatch of events to parsers and rules.
 ///
 /// Owns one Lua state. Not thread-safe: decode in parallel, run one engine on one thread.
+/// The Swift side talks to the prelude (Sources/ScanScript/Prelude) through two tables with
+/// named fields: `host` (the Swift functions the prelude calls, see ``hostTable()``) and
+/// `core` (what the prelude's chunks define and the host calls, see ``pushCore(_:)``).
 public final class ScriptEngine {
     let lua: LuaState
     /// Directories `require` searches, in order; `io.open` may read below them and the working directory.
@@ -27,46 +30,72 @@ public final class ScriptEngine {
     public private(set) var defaultScriptsEnabled = true
     public private(set) var limits: ScriptLimits
 
-    private var env: Int32 = 0, dispatchRef: Int32 = 0, trustRef: Int32 = 0
-    private var installTestsRef: Int32 = 0, runTestsRef: Int32 = 0
-    var decoderSpecsRef: Int32 = 0, callDecoderRef: Int32 = 0, frameMetatableRef: Int32 = 0
-    private var enableSummariesRef: Int32 = 0
-    var hookCountRef: Int32 = 0, runHooksRef: Int32 = 0
+    /// Registry references of the prelude's `core` and `host` tables, and of the sandbox's
+    /// globals (`core.env`, set as each user chunk's _ENV).
+    private var coreRef: Int32 = 0, hostRef: Int32 = 0
+    private(set) var envRef: Int32 = 0
     private var trusted = false
     /// The SQLite store behind `require "store"`: `--db`, `scan.options { db = ... }`, or the default.
     public private(set) lazy var store = Store(path: storePath ?? Store.defaultPath)
     /// Set before the store is first used to choose its file.
     public var storePath: String?
-    /// Scan-session settings from `scan.options` (duplicates, interval, once, roi, max_frames,
-    /// max_fps, timeout, beep); command-line flags win over them.
-    public private(set) var sessionOptions: [String: JSON] = [:]
+    /// With `--dry-run`, what rules wrote to the store is rolled back after each event.
+    public var dryRun = false
+    /// The settings a config gave with `scan.options` (the keys of ``Option/configurable``);
+    /// command-line flags win over them.
+    public private(set) var configOptions = OptionValues()
     /// Where `print`, `ctx.log` and handler warnings go.
-    public var log: (String) -> Void = { Console.error($0) }
+    public var log: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    /// The records of the batch being dispatched, written by the prelude's `append_record`.
+    let records = RecordBuffer()
+    /// Parser names seen in records, so each becomes a String once.
+    var parserNames: [(bytes: [UInt8], name: String)] = []
 
     public init(limits: ScriptLimits = ScriptLimits(), modulePaths: [String] = []) throws(ScriptError) {
         self.limits = limits
         self.modulePaths = modulePaths
         lua = LuaState(memoryLimit: limits.memoryLimit, instructionLimit: limits.instructionLimit)
         try lua.withoutMemoryLimit { () throws(ScriptError) in
-            try lua.load(PackageResources.prelude_lua, chunkName: "=prelude")
             lua.push(hostTable())
-            try lua.call(nargs: 1, nresults: 1)
-            for (key, slot) in [("env", \ScriptEngine.env), ("dispatch", \.dispatchRef), ("trust", \.trustRef),
-                                ("install_test_api", \.installTestsRef), ("run_tests", \.runTestsRef),
-                                ("decoder_specs", \.decoderSpecsRef), ("call_decoder", \.callDecoderRef),
-                                ("frame_mt", \.frameMetatableRef), ("enable_summaries", \.enableSummariesRef),
-                                ("hook_count", \.hookCountRef), ("run_hooks", \.runHooksRef)] {
-                lua.rawField(-1, key)
-                self[keyPath: slot] = lua.ref()
-            }
-            lua.rawField(-1, "event_parts")
-            lua.installEventParts()
-            lua.pop()
+            hostRef = lua.ref()
+            lua.push(.table([]))
+            coreRef = lua.ref()
+            for chunk in Prelude.chunks { try runPrelude(chunk) }
+            pushCore("env")
+            envRef = lua.ref()
+            lua.installEventKeys()
             // Stack slot 1 holds the traceback handler for the per-event calls, for the engine's life.
             precondition(lua.top == 0, "prelude left values on the stack")
             lua.pushMessageHandler()
         }
         if limits.trust { try enableTrust() }
+    }
+
+    /// Runs one prelude chunk as chunk(host, core).
+    private func runPrelude(_ chunk: Prelude.Chunk) throws(ScriptError) {
+        try lua.load(chunk.source, chunkName: "=prelude/" + chunk.name)
+        lua.push(.ref(hostRef))
+        lua.push(.ref(coreRef))
+        try lua.call(nargs: 2, nresults: 0)
+    }
+
+    /// Pushes `core[name]`: a function or value the prelude defined. Stack: +1.
+    func pushCore(_ name: String) {
+        lua.push(.ref(coreRef))
+        lua.rawField(-1, name)
+        lua.remove(-2)
+    }
+
+    /// Calls `core[name](arguments...)` under the traceback handler; the stack is left as it was.
+    /// `read` sees the results on top of the stack.
+    func callCore(_ name: String, _ arguments: [LuaValue] = [], results: Int32 = 0,
+                  read: () throws(ScriptError) -> Void = {}) throws(ScriptError) {
+        let base = lua.top
+        defer { lua.setTop(base) }
+        pushCore(name)
+        for a in arguments { lua.push(a) }
+        try lua.call(nargs: Int32(arguments.count), nresults: results, handlerAt: base > 0 ? 1 : 0)
+        try read()
     }
 
     // MARK: Loading
@@ -86,7 +115,7 @@ public final class ScriptEngine {
     /// Runs Lua source in the sandbox; `chunkName` is `@path` for files or `=name`.
     public func run(source: [UInt8], chunkName: String) throws(ScriptError) {
         try lua.withoutMemoryLimit { () throws(ScriptError) in try lua.load(source, chunkName: chunkName) }
-        lua.push(.ref(env))
+        lua.push(.ref(envRef))
         _ = lua.setUpvalueEnv(-2)
         lua.armBudget(true)
         defer { lua.armBudget(false) }
@@ -95,7 +124,7 @@ public final class ScriptEngine {
 
     /// Sets the global `arg` for a script run by `scanlua run`: arg[0] the script, arg[1...] its arguments.
     public func setArguments(script: String, _ arguments: [String]) {
-        lua.setGlobal("arg", inEnvironment: env) { lua.pushArgTable(script, arguments) }
+        lua.setGlobal("arg", inEnvironment: envRef) { lua.pushArgTable(script, arguments) }
     }
 
     /// Adds a directory to the front of the `require` search path (user directories win over shipped ones).
@@ -112,65 +141,52 @@ public final class ScriptEngine {
         guard !trusted else { return }
         trusted = true
         limits.trust = true
-        lua.push(.ref(trustRef))
-        try lua.call(nargs: 0, nresults: 0)
-    }
-
-    // MARK: Events
-
-    /// Pushes one event through the parsers and rules. Never throws: script errors are in the result.
-    public func process(_ event: ScanEvent) -> ScriptResult {
-        let base = lua.top
-        defer { lua.setTop(base) }
-        lua.push(.ref(dispatchRef))
-        do {
-            try lua.withoutMemoryLimit { () throws(ScriptError) in
-                lua.pushEvent(event.symbol, info: event.info, siblings: event.siblings)
-            }
-            try lua.call(nargs: 2, nresults: 8, handlerAt: 1)
-            return try lua.withoutMemoryLimit { () throws(ScriptError) in try readResult(at: base + 1) }
-        } catch {
-            // The dispatcher itself failed (memory exhausted between handlers, a payload that is not JSON).
-            return ScriptResult(payload: .object([("type", .string("raw"))]), parser: nil, actions: [], emitted: [],
-                                errors: [.object([("message", .string("scanlua: " + error.message))])], summary: nil)
-        }
-    }
-
-    /// Reads dispatch's results: payload, parser, errors, actions, action rules, emitted, emitted rules.
-    private func readResult(at i: Int32) throws(ScriptError) -> ScriptResult {
-        ScriptResult(payload: try lua.json(at: i), parser: lua.string(at: i + 1),
-                     actions: try tagged(i + 3, rules: i + 4), emitted: try tagged(i + 5, rules: i + 6),
-                     errors: try list(i + 2), summary: lua.string(at: i + 7))
-    }
-
-    private func list(_ index: Int32) throws(ScriptError) -> [JSON] {
-        guard lua.isTable(at: index) else { return [] }
-        if case .array(let items) = try lua.json(at: index) { return items }
-        return []
-    }
-
-    /// A list of tables, each given a `rule` field from the parallel list of rule names.
-    private func tagged(_ index: Int32, rules: Int32) throws(ScriptError) -> [JSON] {
-        var items = try list(index)
-        guard !items.isEmpty else { return items }
-        for n in items.indices {
-            lua.rawIndex(rules, n + 1)
-            let rule = lua.string(at: -1) ?? ""
-            lua.pop()
-            if case .object(var pairs) = items[n] {
-                pairs.removeAll { $0.0 == "rule" }
-                pairs.append(("rule", .string(rule)))
-                items[n] = .object(pairs)
-            }
-        }
-        return items
+        try callCore("trust")
     }
 
     /// Asks every event for its payload's text summary (`scan.summary`), for --format text.
     public func enableSummaries() {
-        lua.push(.ref(enableSummariesRef))
-        lua.push(.bool(true))
-        try? lua.call(nargs: 1, nresults: 0)
+        try? callCore("enable_summaries", [.bool(true)])
+    }
+
+    // MARK: Options
+
+    private func setOption(_ key: String, _ L: LuaState) throws(ScriptError) {
+        guard let option = Option.configurable.first(where: { $0.name == key }) else {
+            throw .argument("scan.options: unknown option '\(key)'")
+        }
+        let value: JSON
+        switch option.luaType {
+        case "boolean": value = .bool(L.bool(at: 2))
+        case "number": value = L.integer(at: 2).map { .int($0) } ?? .double(L.number(at: 2) ?? 0)
+        default: value = .string(L.string(at: 2) ?? "")
+        }
+        if let reason = option.check(value) {
+            throw .argument("scan.options: invalid value \(value.serialized) for '\(key)': \(reason)")
+        }
+        switch key {
+        case "instruction_limit":
+            limits.instructionLimit = L.integer(at: 2) ?? limits.instructionLimit
+            L.instructionLimit = limits.instructionLimit
+        case "memory_limit":
+            limits.memoryLimit = L.integer(at: 2) ?? limits.memoryLimit
+            L.memoryLimit = limits.memoryLimit
+        case "max_failures": limits.maxFailures = L.integer(at: 2) ?? limits.maxFailures
+        case "default_scripts": defaultScriptsEnabled = L.bool(at: 2)
+        case "db": if storePath == nil { storePath = L.string(at: 2) }
+        case "trust":
+            // Turning trust on takes effect for the scripts loaded after the config.
+            if L.bool(at: 2) { pendingTrust = true }
+        default: break
+        }
+        configOptions[key] = value
+    }
+
+    private var pendingTrust = false
+
+    /// Applies `scan.options { trust = true }` from a config once the config has finished loading.
+    public func applyPendingOptions() throws(ScriptError) {
+        if pendingTrust { try enableTrust() }
     }
 
     // MARK: Tests
@@ -182,41 +198,37 @@ public final class ScriptEngine {
         public var message: String?
     }
 
-    /// Defines `describe`, `it` and `expect` for test files.
+    /// Loads the test API (describe, it, expect) into the sandbox: only `scanlua test` does.
     public func installTestAPI() throws(ScriptError) {
-        lua.push(.ref(installTestsRef))
-        try lua.call(nargs: 0, nresults: 0)
+        try lua.withoutMemoryLimit { () throws(ScriptError) in try runPrelude(Prelude.testing) }
     }
 
     /// Runs the tests the loaded test files defined, in order.
     public func runTests() throws(ScriptError) -> [TestResult] {
-        let base = lua.top
-        defer { lua.setTop(base) }
-        lua.push(.ref(runTestsRef))
-        try lua.call(nargs: 0, nresults: 1)
         var results: [TestResult] = []
-        let n = lua.rawLength(-1)
-        for i in 1...max(n, 1) where n > 0 {
-            lua.rawIndex(-1, i)
-            lua.rawField(-1, "name")
-            let name = lua.string(at: -1) ?? "?"
-            lua.pop()
-            lua.rawField(-1, "ok")
-            let ok = lua.bool(at: -1)
-            lua.pop()
-            lua.rawField(-1, "message")
-            let message = lua.string(at: -1)
-            lua.pop(2)
-            results.append(TestResult(name: name, passed: ok, message: message))
+        try callCore("run_tests", results: 1) {
+            for i in 0..<lua.rawLength(-1) {
+                lua.rawIndex(-1, i + 1)
+                lua.rawField(-1, "name")
+                lua.rawField(-2, "ok")
+                lua.rawField(-3, "message")
+                results.append(TestResult(name: lua.string(at: -3) ?? "?", passed: lua.bool(at: -2), message: lua.string(at: -1)))
+                lua.pop(4)
+            }
         }
         return results
     }
 
     // MARK: Host functions
 
+    /// The `host` table: every Swift function and host list the prelude uses, by name.
     private func hostTable() -> LuaValue {
         .table([
             ("limits", .limitFunctions),
+            ("append_record", .recordAppender(records.pointer)),
+            ("symbologies", .list(Symbology.knownNames.map { .string($0) })),
+            ("options", .table(Option.configurable.map { ($0.name, .string($0.luaType)) })),
+            ("action_types", .list(ActionType.allCases.map { .string($0.rawValue) })),
             ("max_failures", .function { [unowned self] L in L.push(.int(limits.maxFailures)); return 1 }),
             ("memory_limit_text", .function { L in L.push(.string("\(L.memoryLimit >> 20) MiB")); return 1 }),
             ("log", .function { [unowned self] L throws(ScriptError) in
@@ -227,6 +239,14 @@ public final class ScriptEngine {
             }),
             ("set_option", .function { [unowned self] L throws(ScriptError) in
                 try setOption(L.string(at: 1) ?? "", L)
+                return 0
+            }),
+            ("end_event", .function { [unowned self] L throws(ScriptError) in
+                // end_event(ok): the event that used the store ends its transaction. -> nil | message
+                do { try store.endEvent(commit: L.bool(at: 1) && !dryRun) } catch {
+                    L.push(.string("store: \(error)"))
+                    return 1
+                }
                 return 0
             }),
             ("find_module", .function { [unowned self] L throws(ScriptError) in
@@ -253,7 +273,7 @@ public final class ScriptEngine {
                 return 1
             }),
             ("make_event", .function { L throws(ScriptError) in
-                // make_event(symbology, bytes, source, { {symbology, bytes}, ... }) -> fields, event
+                // make_event(symbology, bytes, source, { {symbology, bytes}, ... }) -> one event's batch values
                 let symbology = String(decoding: try L.checkString(1, "scan.simulate"), as: UTF8.self)
                 let bytes = try L.checkString(2, "scan.simulate")
                 let source = L.string(at: 3) ?? "simulate"
@@ -268,8 +288,8 @@ public final class ScriptEngine {
                     siblings.append(Symbol(symbology: Symbology(rawValue: name), bytes: sb))
                 }
                 let symbol = Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes)
-                L.pushEvent(symbol, info: FrameInfo(source: source), siblings: siblings)
-                return 2
+                L.pushEvents([ScanEvent(symbol: symbol, info: FrameInfo(source: source), siblings: siblings)])
+                return 1
             }),
             ("codec", Codec.module()),
             ("store", storeModule()),
@@ -293,34 +313,6 @@ public final class ScriptEngine {
                 return 1
             }),
         ])
-    }
-
-    private func setOption(_ key: String, _ L: LuaState) throws(ScriptError) {
-        switch key {
-        case "instruction_limit":
-            limits.instructionLimit = L.integer(at: 2) ?? limits.instructionLimit
-            L.instructionLimit = limits.instructionLimit
-        case "memory_limit":
-            limits.memoryLimit = L.integer(at: 2) ?? limits.memoryLimit
-            L.memoryLimit = limits.memoryLimit
-        case "max_failures": limits.maxFailures = L.integer(at: 2) ?? limits.maxFailures
-        case "default_scripts": defaultScriptsEnabled = L.bool(at: 2)
-        case "db": if storePath == nil { storePath = L.string(at: 2) }
-        case "duplicates", "roi": sessionOptions[key] = .string(L.string(at: 2) ?? "")
-        case "interval", "max_frames", "max_fps", "timeout": sessionOptions[key] = .double(L.number(at: 2) ?? 0)
-        case "once", "beep": sessionOptions[key] = .bool(L.bool(at: 2))
-        case "trust":
-            // Turning trust on takes effect for the scripts loaded after the config.
-            if L.bool(at: 2) { pendingTrust = true }
-        default: throw .argument("scan.options: unknown option '\(key)'")
-        }
-    }
-
-    private var pendingTrust = false
-
-    /// Applies `scan.options { trust = true }` from a config once the config has finished loading.
-    public func applyPendingOptions() throws(ScriptError) {
-        if pendingTrust { try enableTrust() }
     }
 
     func findModule(_ name: String) -> (String?, String) {
@@ -353,3 +345,18 @@ public final class ScriptEngine {
 }
 
 @available(*, unavailable) extension ScriptEngine: Sendable {}
+
+extension ScriptEngine {
+    /// Runs `source` in the full environment without the sandbox or the instruction budget, as
+    /// chunk(event_parts, count, prefix): for the benchmark's plain-Lua baseline, which builds the
+    /// same event tables as the host does (see prelude/views.lua).
+    public func runBaseline(source: String, count: Int, prefix: String) throws(ScriptError) {
+        let arguments: [LuaValue] = [.int(count), .string(prefix)]
+        let base = lua.top
+        defer { lua.setTop(base) }
+        try lua.load(Array(source.utf8), chunkName: "=baseline")
+        pushCore("event_parts")
+        for a in arguments { lua.push(a) }
+        try lua.call(nargs: Int32(arguments.count + 1), nresults: 0, handlerAt: 1)
+    }
+}

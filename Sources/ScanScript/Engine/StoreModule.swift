@@ -13,14 +13,14 @@ extension ScriptEngine {
         .table([
             ("exec", .function { [unowned self] L throws(ScriptError) in
                 let (sql, positional, named) = try storeArguments(L, "exec")
-                let db = try withStore { () throws(StoreError) in try self.store.db() }
+                let db = try withStore { () throws(StoreError) in try self.store.touch() }
                 _ = try withStore { () throws(StoreError) in try db.query(sql, positional: positional, named: named) }
                 L.push(.int(db.changes))
                 return 1
             }),
             ("query", .function { [unowned self] L throws(ScriptError) in
                 let (sql, positional, named) = try storeArguments(L, "query")
-                let rows = try withStore { () throws(StoreError) in try self.store.db().query(sql, positional: positional, named: named) }
+                let rows = try withStore { () throws(StoreError) in try self.store.touch().query(sql, positional: positional, named: named) }
                 L.pushRows(rows)
                 return 1
             }),

@@ -1,22 +1,33 @@
-/// One subcommand: its name, help text, and what it runs. `run` returns the exit status.
+import ScanCore
+
+/// One subcommand: its name, help text, the options it takes (names in ``Option/registry``),
+/// and what it runs. `run` returns the exit status.
 struct Command: Sendable {
     let name: String
     let abstract: String
     let usage: String
-    /// The OPTIONS and ARGUMENTS sections of `scanlua help <name>`.
-    let details: String
-    let run: @Sendable (inout ArgumentList) throws -> Int32
+    /// The ARGUMENTS (or INPUT) section of `scanlua help <name>`, before OPTIONS.
+    var arguments = ""
+    let options: [String]
+    /// What follows OPTIONS (defaults, exit statuses).
+    var notes = ""
+    /// Options end at the first positional: the rest belongs to it (`scanlua run SCRIPT ARGS`).
+    var optionsEndAtPositional = false
+    let run: @Sendable (inout ArgumentList, OptionValues) throws -> Int32
 
     var help: String {
-        """
-        OVERVIEW: \(abstract)
-
-        USAGE: \(usage)
-
-        \(details)
-        """
+        var parts = ["OVERVIEW: \(abstract)", "USAGE: \(usage)"]
+        if !arguments.isEmpty { parts.append(arguments) }
+        let lines = options.map { Option.named($0).helpLine } + ["  -h, --help              Show help information."]
+        parts.append("OPTIONS:\n" + lines.joined(separator: "\n"))
+        if !notes.isEmpty { parts.append(notes) }
+        return parts.joined(separator: "\n\n") + "\n"
     }
 }
+
+/// The options of every command that runs scripts.
+let scriptOptions = ["script", "scripts", "config", "default_scripts", "trust", "instruction_limit", "memory_limit",
+                     "max_failures", "dry_run", "db"]
 
 /// Exit statuses, following zbarimg.
 enum ExitStatus {

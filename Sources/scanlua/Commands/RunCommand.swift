@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanPipeline
 import ScanScript
 
 /// `scanlua run SCRIPT.lua [ARGS...]`: a Lua script with the engine's modules, for reports and exports.
@@ -8,48 +9,31 @@ enum RunCommand {
         name: "run",
         abstract: "Run a Lua script with scanlua's modules (store, json, codec, ...), e.g. a report.",
         usage: "scanlua run [--db PATH] [--config FILE] SCRIPT.lua [ARGS...]",
-        details: """
+        arguments: """
             ARGUMENTS:
               SCRIPT.lua              Runs trusted (the full Lua library: io, os, ...): it is your own tool,
                                       like `lua SCRIPT.lua`. `arg[0]` is its path, arg[1]... the ARGS;
                                       print writes to stdout. No handlers are loaded unless it requires them.
-
-            OPTIONS:
-              --db PATH               The store's database (default: the config's db, else
-                                      $XDG_DATA_HOME/scanlua/scanlua.db).
-              --config FILE           A config to load first (default ./scanlua.lua, else the XDG one).
-              --instruction-limit N   Instructions for the whole script (default 0 = unlimited).
-              -h, --help              Show help information.
-
+            """,
+        options: ["db", "config", "run_instruction_limit"],
+        notes: """
             EXIT STATUS:
               0 the script finished, 1 it raised an error (printed with file:line), 2 usage error.
             """,
+        optionsEndAtPositional: true,
         run: run)
 
-    static func run(_ args: inout ArgumentList) throws -> Int32 {
-        var options = ScriptOptions()
-        options.defaultScripts = false
-        options.limits.trust = true
-        options.limits.instructionLimit = 0
-        // Options end at the script: everything after it belongs to the script.
-        while args.nextIsOption, let option = args.nextOption() {
-            switch option {
-            case "--db": options.database = try args.value(for: option)
-            case "--config": options.config = try args.value(for: option)
-            case "--instruction-limit": options.limits.instructionLimit = try args.intValue(for: option, in: 0...Int(Int32.max) * 1000)
-            default: throw UsageError("unknown option '\(option)'")
-            }
-        }
+    /// Options end at the script: everything after it belongs to the script (see main.swift).
+    static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
         var rest = args.takeRest()
         if rest.first == "--" { rest.removeFirst() }
         guard let script = rest.first else { throw UsageError("missing SCRIPT.lua") }
         let scriptArgs = Array(rest.dropFirst())
 
-        let engine: ScriptEngine
-        do {
-            engine = try ScriptSetup.makeEngine(options)
-        } catch {
-            throw ScriptLoadFailure(error: error)
+        let engine = try makeEngine(o) {
+            $0.defaultScripts = false
+            $0.limits.trust = true
+            $0.limits.instructionLimit = o.int("run_instruction_limit") ?? 0
         }
         engine.log = { text in
             // print goes to stdout here: a report's output is its result.

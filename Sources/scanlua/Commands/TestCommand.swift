@@ -1,5 +1,6 @@
 import Foundation
 import ScanCore
+import ScanPipeline
 import ScanScript
 
 /// `scanlua test [PATH...]`: runs Lua test files (`*_test.lua`), each in a fresh engine.
@@ -8,7 +9,7 @@ enum TestCommand {
         name: "test",
         abstract: "Run Lua test files (*_test.lua) against the registered parsers and rules.",
         usage: "scanlua test [--script FILE]... [PATH...]",
-        details: """
+        arguments: """
             ARGUMENTS:
               PATH                    A *_test.lua file or a directory searched recursively for them
                                       (default: scripts and examples in the working directory).
@@ -17,19 +18,11 @@ enum TestCommand {
             handlers, --script/--scripts), plus describe/it/expect and scan.simulate; see docs/lua-api.md.
             The store is a fresh in-memory database per file unless --db is given.
             Failures print with file:line; the last line is "N passed, N failed". Exit 1 on any failure.
-
-            OPTIONS:
-            \(ScriptFlags.help)
-              -h, --help              Show help information.
             """,
+        options: scriptOptions,
         run: run)
 
-    static func run(_ args: inout ArgumentList) throws -> Int32 {
-        var scripts = ScriptFlags()
-        while let option = args.nextOption() {
-            if try scripts.parse(option, &args) { continue }
-            throw UsageError("unknown option '\(option)'")
-        }
+    static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
         let roots = args.positionals.isEmpty
             ? ["scripts", "examples"].filter { FileManager.default.fileExists(atPath: $0) }
             : args.positionals
@@ -46,12 +39,10 @@ enum TestCommand {
         }
 
         var passed = 0, failed = 0
-        // Each file gets a fresh in-memory store unless --db names one: tests never touch your data.
-        var options = scripts.options
-        if options.database == nil { options.database = ":memory:" }
         for file in files {
             do {
-                let engine = try ScriptSetup.makeEngine(options)
+                // Each file gets a fresh in-memory store unless --db names one: tests never touch your data.
+                let engine = try makeEngine(o) { if $0.database == nil { $0.database = ":memory:" } }
                 try engine.installTestAPI()
                 try engine.run(file: file)
                 for result in try engine.runTests() {
@@ -64,7 +55,7 @@ enum TestCommand {
                 }
             } catch {
                 failed += 1
-                Console.write("FAIL \(file): could not load\n  \(error)\n")
+                Console.write("FAIL \(file): could not load\n  \((error as? ScriptLoadFailure).map { "\($0.error)" } ?? "\(error)")\n")
             }
         }
         Console.write("\(files.count) test files\n\(passed) passed, \(failed) failed\n")

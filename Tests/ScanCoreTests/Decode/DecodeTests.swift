@@ -48,15 +48,15 @@ final class DecodeTests: XCTestCase {
     }
 
     func testISBN10OnlyWhenAskedFor() throws {
-        let s = try ImageScanner(symbologies: [Symbology(rawValue: "isbn10")]).scan(Fixture.image("isbn13.png"))
+        let s = try ZBarDecoder(symbologies: [Symbology(rawValue: "isbn10")]).decode(Fixture.image("isbn13.png"))
         XCTAssertEqual(s.map(\.text), ["9861754059"])
         XCTAssertEqual(s.map(\.symbology.rawValue), ["isbn10"])
     }
 
     func testSymbologyRestriction() throws {
-        let onlyQR = ImageScanner(symbologies: [Symbology(rawValue: "qrcode")])
-        XCTAssertEqual(onlyQR.scan(try Fixture.image("several.png")).map(\.symbology.rawValue), ["qrcode"])
-        XCTAssertEqual(onlyQR.scan(try Fixture.image("ean13.png")).count, 0)
+        let onlyQR = ZBarDecoder(symbologies: [Symbology(rawValue: "qrcode")])
+        XCTAssertEqual(onlyQR.decode(try Fixture.image("several.png")).map(\.symbology.rawValue), ["qrcode"])
+        XCTAssertEqual(onlyQR.decode(try Fixture.image("ean13.png")).count, 0)
     }
 
     func testBig5QRComesOutAsChinese() throws {

@@ -5,20 +5,26 @@ internal import CZBar
 /// Decodes every code zbar finds in a grayscale image.
 ///
 /// Owns one `zbar_image_scanner_t`, freed in deinit. A zbar scanner is not thread-safe:
-/// use one per thread.
-public final class ZBarDecoder {
+/// each worker thread makes its own (see ``DecoderList``), and reuses it for every frame.
+public final class ZBarDecoder: FrameDecoder {
     private let scanner: OpaquePointer
     private let wanted: Set<String>
 
-    /// zbar's symbol type for each name of ``Symbology/zbarNames``.
-    static let types: [String: zbar_symbol_type_t] = [
-        "qrcode": ZBAR_QRCODE, "ean13": ZBAR_EAN13, "ean8": ZBAR_EAN8, "upca": ZBAR_UPCA, "upce": ZBAR_UPCE,
-        "isbn10": ZBAR_ISBN10, "isbn13": ZBAR_ISBN13, "ean2": ZBAR_EAN2, "ean5": ZBAR_EAN5, "i25": ZBAR_I25,
-        "databar": ZBAR_DATABAR, "databar-exp": ZBAR_DATABAR_EXP, "codabar": ZBAR_CODABAR,
-        "code39": ZBAR_CODE39, "code93": ZBAR_CODE93, "code128": ZBAR_CODE128, "sqcode": ZBAR_SQCODE,
-    ]
+    /// zbar's symbol type for each registry name zbar decodes (``Symbology/registry``).
+    private static let types: [String: zbar_symbol_type_t] = Dictionary(uniqueKeysWithValues:
+        Symbology.registry.compactMap { e in e.zbarType.map { (e.name, zbar_symbol_type_t(rawValue: $0)) } })
+    private static let names: [UInt32: String] = Dictionary(uniqueKeysWithValues: types.map { ($1.rawValue, $0) })
 
-    /// - Parameter symbologies: the names to enable (from ``Symbology/zbarNames``); all others are off.
+    /// The names zbar decodes, in registry order.
+    public static let symbologyNames: [String] = Symbology.registry.filter { $0.zbarType != nil }.map(\.name)
+
+    /// zbar's own name for a symbol type: what `zbarimg` prints (the registry's label must match it).
+    /// The corresponding C function is `zbar_get_symbol_name`.
+    public static func zbarName(ofType type: UInt32) -> String {
+        String(cString: zbar_get_symbol_name(zbar_symbol_type_t(rawValue: type)))
+    }
+
+    /// - Parameter symbologies: the names to enable; names zbar does not decode are ignored.
     public init(symbologies: Set<Symbology>) {
         guard let s = zbar_image_scanner_create() else { preconditionFailure("zbar_image_scanner_create failed") }
         scanner = s
@@ -40,6 +46,11 @@ public final class ZBarDecoder {
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }
+
+    public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+        guard !wanted.isEmpty else { return [] }
+        return image.decode(inside: region, decode)
+    }
 
     /// Every symbol zbar finds in `image`, in zbar's order.
     /// The corresponding C function is `zbar_scan_image`.
@@ -83,7 +94,7 @@ public final class ZBarDecoder {
             guard let main else { return nil }
             (type, bytes) = main
         }
-        guard let name = types.first(where: { $0.value == type })?.key else { return nil }
+        guard let name = names[type.rawValue] else { return nil }
         var points: [Point] = []
         let n = zbar_symbol_get_loc_size(s)
         for i in 0..<n {

@@ -1,5 +1,5 @@
 // The only Swift file that calls the JPEG decoder in CScanShims (libjpeg-turbo).
-internal import CScanShims
+internal import CImageShims
 import Foundation
 
 enum JPEGDecoder {

@@ -1,5 +1,5 @@
 // The only Swift file that calls the PNG decoder in CScanShims (libpng's simplified API).
-internal import CScanShims
+internal import CImageShims
 import Foundation
 
 enum PNGDecoder {

@@ -1,5 +1,5 @@
 // The only Swift file that calls the V4L2 camera shim.
-internal import CScanShims
+internal import CV4L2Shims
 import Foundation
 
 /// A V4L2 camera (`/dev/videoN`): GREY, YUYV or MJPEG frames, luma to the decoders.
@@ -64,7 +64,7 @@ public final class CameraSource: FrameSource {
         s.utf8.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> Frame? {
+    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         var message = [CChar](repeating: 0, count: 512)
         while true {
             let wait = deadline.map { max(0, Int($0.timeIntervalSinceNow * 1000)) } ?? 2000
@@ -94,7 +94,7 @@ public final class CameraSource: FrameSource {
             }
             scanlua_camera_release(camera)
             defer { index += 1 }
-            return Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height), image: image)
+            return .frame(Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height), image: image))
         }
     }
 

@@ -1,4 +1,4 @@
-internal import CScanShims
+internal import CLuaShims
 import ScanCore
 
 /// A value a decoder returned: its bytes and, when the decoder said, where it was.
@@ -28,8 +28,9 @@ extension LuaState {
     }
 
     /// Pushes the frame view image decoders read: `{data=, width=, height=, x=, y=}` for the
-    /// pixels inside `box`, with the prelude's frame methods as its metatable.
-    func pushFrame(_ image: GrayImage, box: Box, metatable: Int32) {
+    /// pixels inside `box`, with the metatable on top of the stack (the prelude's frame methods,
+    /// replaced by the view). Stack: 0.
+    func pushFrame(_ image: GrayImage, box: Box) {
         let pixels = box.width == image.width && box.height == image.height ? image.pixels : image.cropped(to: box).pixels
         lua_createtable(L, 0, 5)
         pushString("data"); pushBytes(pixels); lua_rawset(L, -3)
@@ -37,8 +38,9 @@ extension LuaState {
         pushString("height"); lua_pushinteger(L, lua_Integer(box.height)); lua_rawset(L, -3)
         pushString("x"); lua_pushinteger(L, lua_Integer(box.x)); lua_rawset(L, -3)
         pushString("y"); lua_pushinteger(L, lua_Integer(box.y)); lua_rawset(L, -3)
-        lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(metatable))
+        lua_pushvalue(L, -2)
         lua_setmetatable(L, -2)
+        scanlua_lua_remove(L, -2)
     }
 
     /// Reads what a decoder returned at `i`: nil, a string, a value table

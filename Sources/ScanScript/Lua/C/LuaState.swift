@@ -1,6 +1,6 @@
 // The only Swift files that call the Lua C API are in this folder. `lua_State` is not
 // thread-safe: a LuaState is used on one thread at a time.
-internal import CScanShims
+internal import CLuaShims
 import Foundation
 import ScanCore
 
@@ -19,6 +19,42 @@ enum LuaValue {
     case ref(Int32)
     /// The C table of budget functions (call, tripped, memory_refused).
     case limitFunctions
+    /// A list: a table with keys 1...n.
+    case list([LuaValue])
+    /// The C function that appends a batch's records to this buffer (see ``RecordBuffer``).
+    case recordAppender(RecordBuffer.Pointer)
+}
+
+/// The records of one dispatch batch as JSON text, written by the prelude's `append_record`
+/// (C, lua_shims.c) and read back here: per event three segments, payload, parser, extras.
+final class RecordBuffer {
+    typealias Pointer = UnsafeMutablePointer<scanlua_records>
+    let pointer: Pointer
+
+    init() {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: scanlua_records())
+    }
+
+    deinit {
+        scanlua_records_free(pointer)
+        pointer.deallocate()
+    }
+
+    func reset() { scanlua_records_reset(pointer) }
+
+    /// Segments written so far.
+    var count: Int { Int(pointer.pointee.count) }
+
+    /// Everything written, copied once (the records' bytes outlive the next batch).
+    func takeData() -> [UInt8] {
+        let r = pointer.pointee
+        guard r.len > 0, let data = r.data else { return [] }
+        return data.withMemoryRebound(to: UInt8.self, capacity: r.len) { [UInt8](UnsafeBufferPointer(start: $0, count: r.len)) }
+    }
+
+    /// Where segment `k` ends in the data.
+    @inline(__always) func end(_ k: Int) -> Int { Int(pointer.pointee.ends[k]) }
 }
 
 /// Owns one `lua_State` (closed in deinit) with its memory and instruction accounting.
@@ -72,6 +108,7 @@ final class LuaState {
     }
 
     var top: Int32 { lua_gettop(L) }
+    func remove(_ i: Int32) { scanlua_lua_remove(L, i) }
     func pop(_ n: Int32 = 1) { scanlua_lua_pop(L, n) }
     func setTop(_ n: Int32) { lua_settop(L, n) }
 
@@ -102,6 +139,14 @@ final class LuaState {
             lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(r))
         case .limitFunctions:
             scanlua_push_limit_functions(L)
+        case .list(let items):
+            lua_createtable(L, Int32(items.count), 0)
+            for (i, v) in items.enumerated() {
+                push(v)
+                lua_rawseti(L, -2, lua_Integer(i + 1))
+            }
+        case .recordAppender(let records):
+            scanlua_push_record_appender(L, records)
         }
     }
 

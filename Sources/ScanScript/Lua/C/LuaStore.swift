@@ -1,4 +1,4 @@
-internal import CScanShims
+internal import CLuaShims
 import ScanCore
 import ScanStore
 

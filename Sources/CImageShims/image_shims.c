@@ -1,0 +1,156 @@
+/*
+** $Id: image_shims.c $
+** setjmp-guarded JPEG and PNG decoders to 8-bit grayscale.
+*/
+#include "CImageShims.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+#include <png.h>
+
+/* {====================== JPEG ======================} */
+
+/* libjpeg's default error_exit prints and calls exit(); ours jumps back to
+** scanlua_jpeg_decode with the library's message. */
+typedef struct jpeg_guard {
+    struct jpeg_error_mgr pub;
+    jmp_buf env;
+    char message[JMSG_LENGTH_MAX];
+    int truncated;
+} jpeg_guard;
+
+static void jpeg_guard_exit(j_common_ptr cinfo) {
+    jpeg_guard *g = (jpeg_guard *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, g->message);
+    longjmp(g->env, 1);
+}
+
+/* Warnings are not fatal to libjpeg, but a premature end of data is to us:
+** libjpeg pads the missing rows with gray and carries on. */
+static void jpeg_guard_warn(j_common_ptr cinfo, int level) {
+    jpeg_guard *g = (jpeg_guard *)cinfo->err;
+    if (level == -1 && cinfo->err->msg_code == JWRN_JPEG_EOF)
+        g->truncated = 1;
+}
+
+int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels,
+                        scanlua_gray_image *out, char *err, size_t errlen) {
+    struct jpeg_decompress_struct cinfo;
+    jpeg_guard guard;
+    uint8_t *volatile pixels = NULL;
+    volatile int status = SCANLUA_IMAGE_OK;
+    memset(out, 0, sizeof *out);
+    cinfo.err = jpeg_std_error(&guard.pub);
+    guard.pub.error_exit = jpeg_guard_exit;
+    guard.pub.emit_message = jpeg_guard_warn;
+    guard.message[0] = '\0';
+    guard.truncated = 0;
+    if (setjmp(guard.env)) {
+        snprintf(err, errlen, "%s", guard.message);
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        return status == SCANLUA_IMAGE_OK ? SCANLUA_IMAGE_CORRUPT : status;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, (const unsigned char *)buf, (unsigned long)len);
+    jpeg_read_header(&cinfo, TRUE);
+    if ((uint64_t)cinfo.image_width * cinfo.image_height > max_pixels) {
+        snprintf(err, errlen, "%ux%u pixels exceeds the limit of %llu",
+                 cinfo.image_width, cinfo.image_height, (unsigned long long)max_pixels);
+        out->width = cinfo.image_width;
+        out->height = cinfo.image_height;
+        jpeg_destroy_decompress(&cinfo);
+        return SCANLUA_IMAGE_TOO_LARGE;
+    }
+    cinfo.out_color_space = JCS_GRAYSCALE;  /* libjpeg converts from YCbCr/CMYK */
+    jpeg_start_decompress(&cinfo);
+    size_t stride = cinfo.output_width;
+    pixels = malloc(stride * cinfo.output_height);
+    if (pixels == NULL) {
+        snprintf(err, errlen, "out of memory for %ux%u pixels", cinfo.output_width, cinfo.output_height);
+        jpeg_destroy_decompress(&cinfo);
+        return SCANLUA_IMAGE_NOMEM;
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
+        jpeg_read_scanlines(&cinfo, &row, 1);
+    }
+    /* Report a truncated file rather than decode half a picture silently. */
+    if (guard.truncated) {
+        snprintf(err, errlen, "premature end of JPEG data (file truncated)");
+        jpeg_destroy_decompress(&cinfo);
+        free(pixels);
+        return SCANLUA_IMAGE_CORRUPT;
+    }
+    jpeg_finish_decompress(&cinfo);
+    out->pixels = pixels;
+    out->width = cinfo.output_width;
+    out->height = cinfo.output_height;
+    jpeg_destroy_decompress(&cinfo);
+    return SCANLUA_IMAGE_OK;
+}
+
+/* }================================================== */
+
+/* {====================== PNG ======================} */
+
+/* libpng's simplified API keeps its setjmp internal and reports failures in
+** image.message; it expands palettes, low bit depths and 16-bit samples, and
+** composites alpha on the background we pass. */
+int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
+                       scanlua_gray_image *out, char *err, size_t errlen) {
+    png_image image;
+    memset(out, 0, sizeof *out);
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, buf, len)) {
+        snprintf(err, errlen, "%s", image.message);
+        png_image_free(&image);
+        return SCANLUA_IMAGE_CORRUPT;
+    }
+    if ((uint64_t)image.width * image.height > max_pixels) {
+        snprintf(err, errlen, "%ux%u pixels exceeds the limit of %llu",
+                 image.width, image.height, (unsigned long long)max_pixels);
+        out->width = image.width;
+        out->height = image.height;
+        png_image_free(&image);
+        return SCANLUA_IMAGE_TOO_LARGE;
+    }
+    /* Color images are read as RGB and turned to gray here, with the weights
+    ** ImageMagick's intensity uses (Rec. 709 on the encoded values), so zbar
+    ** sees the same pixels as under zbarimg; libpng's own RGB-to-gray works in
+    ** linear light and differs by one level, which flips marginal reads. */
+    int color = (image.format & PNG_FORMAT_FLAG_COLOR) != 0;
+    image.format = color ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
+    uint8_t *pixels = malloc(PNG_IMAGE_SIZE(image));
+    if (pixels == NULL) {
+        snprintf(err, errlen, "out of memory for %ux%u pixels", image.width, image.height);
+        png_image_free(&image);
+        return SCANLUA_IMAGE_NOMEM;
+    }
+    png_color white = {255, 255, 255};
+    if (!png_image_finish_read(&image, &white, pixels, 0, NULL)) {
+        snprintf(err, errlen, "%s", image.message);
+        png_image_free(&image);
+        free(pixels);
+        return SCANLUA_IMAGE_CORRUPT;
+    }
+    if (color) {
+        size_t n = (size_t)image.width * image.height;
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *rgb = pixels + 3 * i;
+            pixels[i] = (uint8_t)(0.212656 * rgb[0] + 0.715158 * rgb[1] + 0.072186 * rgb[2] + 0.5);
+        }
+    }
+    out->pixels = pixels;
+    out->width = image.width;
+    out->height = image.height;
+    return SCANLUA_IMAGE_OK;
+}
+
+/* }================================================= */

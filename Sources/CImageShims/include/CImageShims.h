@@ -1,0 +1,42 @@
+/*
+** $Id: CImageShims.h $
+** What Swift cannot call directly: libjpeg's and libpng's setjmp-based error
+** handling (Swift refuses functions that return twice, and libjpeg's default
+** error_exit calls exit()). Each decoder keeps its setjmp inside C and returns
+** a status plus a message, so no longjmp ever crosses a Swift frame.
+*/
+#ifndef CIMAGESHIMS_H
+#define CIMAGESHIMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* {====================== Image decoding ======================} */
+
+/* Status codes of the decoders. */
+#define SCANLUA_IMAGE_OK        0
+#define SCANLUA_IMAGE_CORRUPT   1  /* the library rejected the data; see err */
+#define SCANLUA_IMAGE_TOO_LARGE 2  /* header dimensions exceed max_pixels */
+#define SCANLUA_IMAGE_NOMEM     3  /* the pixel buffer could not be allocated */
+
+/* An 8-bit grayscale image; pixels is malloc'd and owned by the caller.
+** On SCANLUA_IMAGE_TOO_LARGE, width and height hold the header's claim. */
+typedef struct scanlua_gray_image {
+    uint8_t *pixels;
+    uint32_t width;
+    uint32_t height;
+} scanlua_gray_image;
+
+/* Decode a JPEG straight to 8-bit grayscale. Dimensions are checked against
+** max_pixels after reading the header and before any pixel allocation. */
+int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels,
+                        scanlua_gray_image *out, char *err, size_t errlen);
+
+/* Decode a PNG (any bit depth, palette, 16-bit) to 8-bit grayscale, with
+** alpha composited on white. Same size check as scanlua_jpeg_decode. */
+int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
+                       scanlua_gray_image *out, char *err, size_t errlen);
+
+/* }============================================================ */
+
+#endif

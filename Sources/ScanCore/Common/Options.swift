@@ -1,0 +1,240 @@
+/// One command-line option, and the `scan.options` key of the same setting when a config may set it.
+///
+/// ``Option/registry`` is the one list: flag parsing, `--help`, the config's `scan.options`
+/// (the prelude's table and its type checks), and the tables of docs/lua-api.md and the LuaLS
+/// annotations come from it or are checked against it by tests.
+public struct Option: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// A switch: present means true (or false for a `negated` switch such as --no-default-scripts).
+        case flag
+        /// A whole number in a range.
+        case integer(ClosedRange<Int>)
+        /// A number at least `minimum` (and above it when `exclusive`).
+        case number(minimum: Double, exclusive: Bool)
+        /// One word of a list.
+        case choice([String])
+        /// Text, checked by the setting that uses it (a path, a region, a list of names).
+        case text
+        /// Text, repeatable: every occurrence is kept, in order.
+        case list
+    }
+
+    /// The setting's name: its `scan.options` key when ``config`` is set.
+    public let name: String
+    public let flag: String
+    public let kind: Kind
+    /// The value's placeholder in `--help` (`N`, `FILE`, ...); empty for a switch.
+    public let metavar: String
+    public let help: String
+    /// Whether a config's `scan.options` may set it (the command line wins over the config).
+    public let config: Bool
+    /// A switch that turns the setting off (`--no-default-scripts` sets `default_scripts = false`).
+    public let negated: Bool
+    /// The flag's value times this is the setting's value (`--memory-limit` is MiB, the setting bytes).
+    public let scale: Int
+
+    init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
+         scale: Int = 1, _ help: String) {
+        self.name = name
+        self.flag = flag
+        self.kind = kind
+        self.metavar = metavar
+        self.help = help
+        self.config = config
+        self.negated = negated
+        self.scale = scale
+    }
+
+    /// The Lua type a config value must have: `boolean`, `number` or `string`.
+    public var luaType: String {
+        switch kind {
+        case .flag: return "boolean"
+        case .integer, .number: return "number"
+        case .choice, .text, .list: return "string"
+        }
+    }
+
+    /// The `--help` line(s): flag and placeholder, then the help text in a column.
+    public var helpLine: String {
+        let head = "  " + flag + (metavar.isEmpty ? "" : " " + metavar)
+        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        var out = head.count <= 26 ? head.padding(toLength: 26, withPad: " ", startingAt: 0) + lines[0]
+                                   : head + "\n" + String(repeating: " ", count: 26) + lines[0]
+        for line in lines.dropFirst() { out += "\n" + String(repeating: " ", count: 26) + line }
+        return out
+    }
+
+    /// Checks a value (from the command line after scaling, or from a config) against the kind.
+    /// - Returns: the reason it is refused, or nil.
+    public func check(_ value: JSON) -> String? {
+        switch (kind, value) {
+        case (.flag, .bool): return nil
+        case (.integer(let range), .int(let n)):
+            return range.contains(n) ? nil : "expected an integer in \(range.lowerBound / scale)...\(range.upperBound / scale)"
+        case (.integer, .double(let d)) where d == d.rounded() && abs(d) < 9e18: return check(.int(Int(d)))
+        case (.number(let minimum, let exclusive), .double(let d)):
+            return d.isFinite && (exclusive ? d > minimum : d >= minimum) ? nil
+                : "expected a number \(exclusive ? "above" : "at least") \(minimum == minimum.rounded() ? String(Int(minimum)) : String(minimum))"
+        case (.number, .int(let n)): return check(.double(Double(n)))
+        case (.choice(let words), .string(let s)):
+            return words.contains(s) ? nil : "expected \(words.dropLast().joined(separator: ", ")) or \(words.last ?? "")"
+        case (.text, .string), (.list, .string): return nil
+        default: return "expected a \(luaType)"
+        }
+    }
+
+    /// The setting's value from a flag's text (scaled), or the reason it is refused.
+    public func parse(_ text: String) -> Result<JSON, OptionError> {
+        let value: JSON
+        switch kind {
+        case .flag: value = .bool(!negated)
+        case .integer:
+            guard let n = Int(text) else { return .failure(OptionError(invalid: text, for: flag, check(.string(text)) ?? "")) }
+            value = .int(n.multipliedReportingOverflow(by: scale).overflow ? Int.max : n * scale)
+        case .number:
+            guard let d = Double(text) else { return .failure(OptionError(invalid: text, for: flag, "expected a number")) }
+            value = .double(d)
+        case .choice, .text, .list: value = .string(text)
+        }
+        if let reason = check(value) { return .failure(OptionError(invalid: text, for: flag, reason)) }
+        return .success(value)
+    }
+}
+
+/// A flag or config value that does not fit its option.
+public struct OptionError: Error, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    init(invalid text: String, for flag: String, _ reason: String) {
+        message = "invalid value '\(text)' for '\(flag)': \(reason)"
+    }
+    public var description: String { message }
+}
+
+extension Option {
+    /// Every option of every command. Commands name the ones they take; a name is its id.
+    public static let registry: [Option] = [
+        // Output
+        Option("format", "--format", .choice(["ndjson", "text"]), "ndjson|text",
+               "ndjson (default): one JSON object per symbol on stdout.\ntext: zbarimg style, e.g. QR-Code:hello, with payloads below."),
+        Option("raw", "--raw", .flag, "", "Print only the decoded texts, one per line (like zbarimg --raw)."),
+        Option("quiet", "--quiet", .flag, "", "No live status line on stderr."),
+        Option("beep", "--beep", .flag, config: true, "Ring the terminal bell for each accepted code."),
+        // Decoding
+        Option("symbologies", "--symbologies", .text, "LIST",
+               "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
+               + Symbology.knownNames.joined(separator: ",")),
+        Option("roi", "--roi", .text, "X,Y,W,H", config: true,
+               "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
+        Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",
+               "Refuse images larger than N pixels, from the header (default 100000000)."),
+        // Session
+        Option("duplicates", "--duplicates", .choice(DuplicatePolicy.allCases.map(\.rawValue)), "MODE", config: true,
+               "once (each code once per session), interval (again after --interval seconds),\nconsecutive (again when another code came between), all."),
+        Option("interval", "--interval", .number(minimum: 0, exclusive: false), "SECONDS", config: true,
+               "For --duplicates interval (default 1), in frame capture time."),
+        Option("once", "--once", .flag, config: true, "Stop after the first accepted code (exit 0, printing it)."),
+        Option("max_frames", "--max-frames", .integer(1...Int.max / 2), "N", config: true, "Stop after N frames."),
+        Option("max_fps", "--max-fps", .number(minimum: 0, exclusive: true), "F", config: true, "Read at most F frames per second."),
+        Option("timeout", "--timeout", .number(minimum: 0, exclusive: true), "SECONDS", config: true, "Stop after this long."),
+        // Sources
+        Option("source", "--source", .choice(["camera", "y4m", "mjpeg", "dir"]), "KIND",
+               "camera, y4m, mjpeg or dir, when the guess from SOURCE is wrong."),
+        Option("size", "--size", .text, "WxH", "Camera frame size to ask for (the driver may pick the nearest)."),
+        Option("torch", "--torch", .choice(["on", "off"]), "on|off", "The camera's torch (V4L2 flash LED control)."),
+        // Scripts
+        Option("script", "--script", .list, "FILE", "Load a Lua script (repeatable)."),
+        Option("scripts", "--scripts", .list, "DIR", "Load every *.lua in DIR (not *_test.lua), sorted; DIR joins the require path."),
+        Option("config", "--config", .text, "FILE", "The Lua config (default ./scanlua.lua, else $XDG_CONFIG_HOME/scanlua/init.lua)."),
+        Option("default_scripts", "--no-default-scripts", .flag, config: true, negated: true,
+               "Do not load the shipped handler library (scripts/default.lua)."),
+        Option("trust", "--trust", .flag, config: true, "Give scripts the full Lua standard library instead of the sandbox."),
+        Option("instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N", config: true,
+               "Instructions per handler call (default 10000000; 0 = unlimited)."),
+        Option("memory_limit", "--memory-limit", .integer(0...(1 << 40)), "MIB", config: true, scale: 1 << 20,
+               "Memory of the Lua state in MiB (default 256; 0 = unlimited). In a config: bytes."),
+        Option("max_failures", "--max-failures", .integer(1...1_000_000), "N", config: true,
+               "Disable a handler after N failures in a row (default 5)."),
+        Option("dry_run", "--dry-run", .flag, "",
+               "Print the actions rules return without carrying them out, and roll back\nwhat they wrote to the store."),
+        Option("db", "--db", .text, "PATH", config: true,
+               "The store's SQLite database (default: the config's db, else\n$XDG_DATA_HOME/scanlua/scanlua.db)."),
+        // Mock scans (simulate)
+        Option("symbology", "--symbology", .text, "NAME", "The symbology of --text/--hex (default qrcode)."),
+        Option("text", "--text", .text, "TEXT", "The payload as UTF-8 text."),
+        Option("hex", "--hex", .text, "HEX", "The payload as hex bytes (spaces allowed)."),
+        // Benchmarks (bench)
+        Option("simulate", "--simulate", .integer(1...1_000_000_000), "N",
+               "Push N synthetic QR events (1000 distinct texts, cycled) through a trivial parser\n"
+               + "and rule, in batches, and the same work as a plain Lua loop in this process:\n"
+               + "events/s of both and their ratio, also with each record's NDJSON text."),
+        Option("repeat", "--repeat", .integer(1...100), "R", "Runs (default 5); each run's rates and the medians are printed."),
+        Option("prefix", "--text", .text, "PREFIX", "With --simulate: the events' texts are PREFIX and 0...999 (default BENCH-)."),
+        Option("frame", "--frame", .text, "IMAGE",
+               "Time the Lua decoders of --script on one frame, and zbar on the same frame:\nmilliseconds per frame, median of R runs."),
+        Option("iterations", "--iterations", .integer(1...100_000), "N", "Frames per run with --frame (default 20)."),
+        Option("stream", "--stream", .flag, "",
+               "Stream 640x480 and 1280x720 frames made from --image through a session with the\n"
+               + "shipped handlers: frames/s and latency to the handlers at 15 fps; then zbarimg\non the same frames."),
+        Option("frames", "--frames", .integer(1...100_000), "N", "Frames per stream (default 200)."),
+        Option("image", "--image", .text, "IMAGE", "The picture of --stream (default examples/images/einvoice-pair.jpg)."),
+        Option("bench_script", "--script", .text, "FILE", "Benchmark the handlers or decoders of FILE instead of the built-in ones."),
+        // run
+        Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
+               "Instructions for the whole script (default 0 = unlimited)."),
+    ]
+
+    private static let byName: [String: Option] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
+
+    /// The option with this name; a name missing from the registry is a programming error.
+    public static func named(_ name: String) -> Option {
+        guard let o = byName[name] else { preconditionFailure("option '\(name)' is not in Option.registry") }
+        return o
+    }
+
+    /// The options a config's `scan.options` may set, in registry order.
+    public static var configurable: [Option] { registry.filter(\.config) }
+}
+
+/// The options of one command, as given on its command line: name -> value (lists as arrays).
+public struct OptionValues: Sendable {
+    public private(set) var values: [String: JSON] = [:]
+    public init() {}
+
+    public subscript(name: String) -> JSON? {
+        get { values[name] }
+        set { values[name] = newValue }
+    }
+
+    public mutating func append(_ name: String, _ value: JSON) {
+        if case .array(var items)? = values[name] { items.append(value); values[name] = .array(items) } else { values[name] = .array([value]) }
+    }
+
+    public func string(_ name: String) -> String? { if case .string(let s)? = values[name] { return s }; return nil }
+    public func bool(_ name: String) -> Bool? { if case .bool(let b)? = values[name] { return b }; return nil }
+    public func int(_ name: String) -> Int? {
+        switch values[name] {
+        case .int(let n)?: return n
+        case .double(let d)? where d == d.rounded() && abs(d) < 9e18: return Int(d)
+        default: return nil
+        }
+    }
+    public func double(_ name: String) -> Double? {
+        switch values[name] {
+        case .double(let d)?: return d
+        case .int(let n)?: return Double(n)
+        default: return nil
+        }
+    }
+    public func strings(_ name: String) -> [String] {
+        guard case .array(let items)? = values[name] else { return [] }
+        return items.compactMap { if case .string(let s) = $0 { return s }; return nil }
+    }
+
+    /// These values, with `other`'s for the names these do not have (the command line over the config).
+    public func filling(from other: OptionValues) -> OptionValues {
+        var out = self
+        for (k, v) in other.values where out.values[k] == nil { out.values[k] = v }
+        return out
+    }
+}

@@ -1,0 +1,36 @@
+/// A decoder: every symbol it reads in one frame, with points in frame coordinates.
+///
+/// Decoders are a list (``DecoderList``): zbar, the next backend and Lua decoders each enter
+/// it once, and every source's frames go through all of them.
+public protocol FrameDecoder: AnyObject {
+    /// The symbols in `image`, inside `region` when one is set.
+    func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol]
+}
+
+/// The decoders of a session, in the order they run on each frame.
+public struct DecoderList {
+    /// Decoders made once per worker thread and run there, frames in parallel (a zbar scanner is
+    /// not thread-safe, so each worker owns one).
+    public private(set) var workerFactories: [@Sendable () -> FrameDecoder] = []
+    /// Decoders run on the session's thread after the worker decoders (Lua decoders share the
+    /// one lua_State); they need the frame kept until then.
+    public private(set) var sessionDecoders: [FrameDecoder] = []
+
+    public init() {}
+
+    public mutating func addWorker(_ make: @escaping @Sendable () -> FrameDecoder) { workerFactories.append(make) }
+    public mutating func addSession(_ decoder: FrameDecoder) { sessionDecoders.append(decoder) }
+
+    /// One instance of every worker decoder, for one thread.
+    public func makeWorkerDecoders() -> [FrameDecoder] { workerFactories.map { $0() } }
+}
+
+extension GrayImage {
+    /// Runs `decode` on the part of the image inside `region` (all of it when nil) and moves the
+    /// symbols' points back to frame coordinates. A region outside the frame finds nothing.
+    public func decode(inside region: Region?, _ decode: (GrayImage) -> [Symbol]) -> [Symbol] {
+        guard let region else { return decode(self) }
+        guard let box = region.box(inWidth: width, height: height) else { return [] }
+        return decode(cropped(to: box)).map { $0.offset(dx: box.x, dy: box.y) }
+    }
+}

@@ -1,0 +1,175 @@
+import Dispatch
+import Foundation
+
+/// One item of a source after the worker decoders: in source order, with when it arrived.
+public struct DecodedFrame: Sendable {
+    public var info: FrameInfo
+    /// The symbols the worker decoders read, or why the file could not be loaded.
+    public var outcome: Result<[Symbol], ImageError>
+    /// The frame's pixels, kept when the session has decoders of its own to run on them.
+    public var image: GrayImage?
+    /// When the source handed the item over.
+    public var arrival: DispatchTime
+}
+
+/// Limits of a scanning session.
+public struct StreamLimits: Sendable, Equatable {
+    public var maxFrames: Int?
+    public var maxFPS: Double?
+    public var timeout: TimeInterval?
+    public init(maxFrames: Int? = nil, maxFPS: Double? = nil, timeout: TimeInterval? = nil) {
+        self.maxFrames = maxFrames
+        self.maxFPS = maxFPS
+        self.timeout = timeout
+    }
+}
+
+/// Reads a source on its own thread, loads and decodes its items on a pool of workers (each with
+/// its own instances of the worker decoders), and hands the results to the caller's thread in
+/// source order. A live source's frames are dropped (and counted) when the decoders are behind,
+/// so memory stays bounded; files and pipes wait for the decoders, so every frame is decoded.
+public final class FrameScanner: @unchecked Sendable {
+    private let source: FrameSource
+    private let decoders: DecoderList
+    private let loader: ImageLoader
+    private let region: Region?
+    private let keepImages: Bool
+    private let limits: StreamLimits
+    private let workers: Int
+    private let capacity: Int
+
+    private let lock = NSCondition()
+    private var queue: [(Int, SourceItem, DispatchTime)] = []
+    private var results: [Int: DecodedFrame] = [:]
+    private var readCount = 0
+    private var readerDone = false
+    private var stopped = false
+    private var sourceError: SourceError?
+    /// Frames this scanner dropped because the decoders were behind a live source.
+    public private(set) var droppedByDecoder = 0
+
+    public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
+                limits: StreamLimits = StreamLimits(), workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+        self.source = source
+        self.decoders = decoders
+        self.loader = loader
+        self.region = region
+        self.keepImages = !decoders.sessionDecoders.isEmpty
+        self.limits = limits
+        self.workers = workers
+        self.capacity = workers * 2
+    }
+
+    /// Frames dropped by the driver or by this scanner.
+    public var dropped: Int { source.dropped + droppedByDecoder }
+
+    /// Runs until the source ends, a limit is reached, or `body` returns false. `body` runs on
+    /// the calling thread, in source order.
+    /// - Throws: the source's error (after the items before it were handed over).
+    public func run(_ body: (DecodedFrame) -> Bool) throws(SourceError) {
+        let deadline = limits.timeout.map { Date().addingTimeInterval($0) }
+        let reader = Thread { [self] in readLoop(deadline: deadline) }
+        reader.start()
+        for _ in 0..<workers { Thread { [self] in decodeLoop() }.start() }
+        var next = 0
+        while true {
+            lock.lock()
+            while results[next] == nil && !(readerDone && next >= readCount) { lock.wait() }
+            guard let item = results.removeValue(forKey: next) else {
+                lock.unlock()
+                break
+            }
+            lock.broadcast()
+            lock.unlock()
+            next += 1
+            if !body(item) { break }
+        }
+        lock.lock()
+        stopped = true
+        lock.broadcast()
+        let error = sourceError
+        lock.unlock()
+        if let error { throw error }
+    }
+
+    private func readLoop(deadline: Date?) {
+        var lastRead: DispatchTime?
+        while true {
+            lock.lock()
+            let stop = stopped || limits.maxFrames.map { readCount >= $0 } ?? false
+            lock.unlock()
+            if stop { break }
+            if let fps = limits.maxFPS, fps > 0, let last = lastRead {
+                let gap = UInt64(1e9 / fps)
+                let now = DispatchTime.now().uptimeNanoseconds
+                if now < last.uptimeNanoseconds + gap { usleep(UInt32((last.uptimeNanoseconds + gap - now) / 1000)) }
+            }
+            let item: SourceItem?
+            do { item = try source.next(deadline: deadline) } catch {
+                lock.lock()
+                sourceError = error
+                lock.unlock()
+                break
+            }
+            guard let item else { break }
+            lastRead = DispatchTime.now()
+            lock.lock()
+            if source.isLive && queue.count + results.count >= capacity {
+                droppedByDecoder += 1  // the decoders are behind a live camera: skip this frame
+            } else {
+                while !stopped && queue.count + results.count >= capacity { lock.wait() }
+                queue.append((readCount, item, lastRead!))
+                readCount += 1
+                lock.broadcast()
+            }
+            lock.unlock()
+        }
+        lock.lock()
+        readerDone = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    private func decodeLoop() {
+        // This thread's own decoder instances, reused for every frame it decodes.
+        let mine = decoders.makeWorkerDecoders()
+        while true {
+            lock.lock()
+            while queue.isEmpty && !readerDone && !stopped { lock.wait() }
+            if queue.isEmpty || stopped {
+                lock.unlock()
+                return
+            }
+            let (n, item, arrival) = queue.removeFirst()
+            lock.unlock()
+            let result = decode(item, with: mine, arrival: arrival)
+            lock.lock()
+            results[n] = result
+            lock.broadcast()
+            lock.unlock()
+        }
+    }
+
+    private func decode(_ item: SourceItem, with decoders: [FrameDecoder], arrival: DispatchTime) -> DecodedFrame {
+        let frame: Frame
+        switch item {
+        case .frame(let f): frame = f
+        case .file(let input):
+            do throws(ImageError) {
+                let image: GrayImage
+                switch input {
+                case .file(let path): image = try loader.load(path: path)
+                case .data(let data, let name): image = try loader.decode(data, name: name)
+                case .stdin: image = try loader.decode(FileHandle.standardInput.readDataToEndOfFile(), name: "-")
+                case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
+                }
+                frame = Frame(info: FrameInfo(source: input.name, width: image.width, height: image.height), image: image)
+            } catch {
+                return DecodedFrame(info: FrameInfo(source: input.name), outcome: .failure(error), image: nil, arrival: arrival)
+            }
+        }
+        var symbols: [Symbol] = []
+        for d in decoders { symbols += d.decode(frame.image, region: region, info: frame.info) }
+        return DecodedFrame(info: frame.info, outcome: .success(symbols), image: keepImages ? frame.image : nil, arrival: arrival)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Opens the SOURCE of `scanlua watch`: from `--source`, the path (a /dev/video node, a
+/// directory), or the stream's first bytes.
+public enum SourceOpener {
+    /// The kinds `--source` names.
+    public static let kinds = ["camera", "y4m", "mjpeg", "dir"]
+
+    public static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0)) throws(SourceError) -> FrameSource {
+        var k = kind
+        if k == nil {
+            var isDir: ObjCBool = false
+            if path.hasPrefix("/dev/video") { k = "camera" }
+            else if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue { k = "dir" }
+            else if path == "-" { k = "stdin" }
+            else if let head = FileHandle(forReadingAtPath: path)?.readData(ofLength: 9) {
+                k = head.starts(with: Array("YUV4MPEG2".utf8)) ? "y4m" : (head.starts(with: [0xFF, 0xD8]) ? "mjpeg" : nil)
+                if k == nil { throw SourceError("\(path): neither a YUV4MPEG2 nor an MJPEG stream (use --source)") }
+            } else {
+                throw SourceError("\(path): no such file, directory or camera")
+            }
+        }
+        switch k {
+        case "camera": return try CameraSource(device: path, width: size.width, height: size.height)
+        case "dir": return try DirectoryWatchSource(directory: path)
+        case "y4m": return try Y4MSource(path: path)
+        case "mjpeg": return try MJPEGSource(path: path)
+        default: return try openStdin()
+        }
+    }
+
+    /// stdin is a y4m or an MJPEG stream: decided by its first bytes without losing them.
+    static func openStdin() throws(SourceError) -> FrameSource {
+        // Both parsers read stdin through their own buffer; peek through a pipe-safe copy instead.
+        let head = FileHandle.standardInput.readData(ofLength: 2)
+        if head.starts(with: Array("YU".utf8)) { return try Y4MSource(handle: SplicedStdin(prefix: head).handle, name: "-") }
+        if head.starts(with: [0xFF, 0xD8]) { return try MJPEGSource(handle: SplicedStdin(prefix: head).handle, name: "-") }
+        throw SourceError("-: stdin is neither a YUV4MPEG2 nor an MJPEG stream (use --source)")
+    }
+}
+
+/// A file handle that first yields `prefix`, then the rest of stdin (through a pipe and a thread).
+final class SplicedStdin: @unchecked Sendable {
+    let handle: FileHandle
+    init(prefix: Data) {
+        let pipe = Pipe()
+        handle = pipe.fileHandleForReading
+        let writer = pipe.fileHandleForWriting
+        Thread.detachNewThread {
+            writer.write(prefix)
+            while let chunk = try? FileHandle.standardInput.read(upToCount: 1 << 16), !chunk.isEmpty { writer.write(chunk) }
+            try? writer.close()
+        }
+    }
+}
+
+/// Frames in memory, handed over as fast as the session takes them, or at a camera's pace
+/// (frame i is ready at i / fps): for benchmarks and tests.
+public final class MemorySource: FrameSource {
+    public let name: String
+    public var isLive: Bool { false }
+    public var dropped: Int { 0 }
+    public let frames: [GrayImage]
+    public let fps: Double?
+    private var index = 0
+    private var start: Date?
+
+    public init(name: String, frames: [GrayImage], fps: Double? = nil) {
+        self.name = name
+        self.frames = frames
+        self.fps = fps
+    }
+
+    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+        guard index < frames.count else { return nil }
+        defer { index += 1 }
+        if let fps {
+            let start = self.start ?? Date()
+            self.start = start
+            let due = start.addingTimeInterval(Double(index) / fps).timeIntervalSinceNow
+            if due > 0 { usleep(UInt32(due * 1e6)) }
+        }
+        let image = frames[index]
+        return .frame(Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height), image: image))
+    }
+}

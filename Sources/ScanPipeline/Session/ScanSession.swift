@@ -1,0 +1,131 @@
+import Foundation
+import ScanCore
+import ScanScript
+
+/// What a session did: for exit statuses and the status line.
+public struct SessionReport: Sendable {
+    /// Frames (images) decoded, input errors not counted.
+    public var frames = 0
+    /// Frames in which no decoder found anything.
+    public var emptyFrames = 0
+    /// Inputs that could not be read (each has its error record).
+    public var failedInputs = 0
+    /// Symbols the session filter let through (each has its record).
+    public var accepted = 0
+    /// Frames dropped because decoding was behind a live camera.
+    public var dropped = 0
+    /// Why the source stopped giving frames, when it failed.
+    public var sourceError: SourceError?
+}
+
+/// The whole pipeline: source -> decoders -> session filter -> hooks -> scripts -> store
+/// transaction -> actions -> record sink. Every command that scans drives one.
+///
+/// Decoding runs on worker threads (``FrameScanner``); everything from the session decoders on
+/// runs on the caller's thread, one frame after another, so records stay in input order.
+public final class ScanSession {
+    public let settings: SessionSettings
+    public let engine: ScriptEngine
+    public let runner: ActionRunner
+    public let sink: RecordSink
+    /// Called after each frame, on the session's thread (a status line, a beep).
+    public var onFrame: ((SessionReport, _ acceptedNow: Int) -> Void)?
+    /// Called after each frame's events went through the scripts, with the frame's arrival (latency).
+    public var onFrameDecoded: ((DispatchTime) -> Void)?
+    public private(set) var report = SessionReport()
+    private var filter: SessionFilter
+
+    public init(settings: SessionSettings, engine: ScriptEngine, sink: RecordSink) {
+        self.settings = settings
+        self.engine = engine
+        self.sink = sink
+        runner = ActionRunner(dryRun: settings.dryRun, trusted: engine.limits.trust)
+        engine.dryRun = settings.dryRun
+        filter = settings.filter
+    }
+
+    /// The decoders every frame goes through, in order: zbar on the workers, then the scripts'
+    /// Lua decoders on this thread. A new backend is one more entry here.
+    public func decoders() -> DecoderList {
+        var list = DecoderList()
+        let symbologies = settings.symbologies
+        if !symbologies.isEmpty { list.addWorker { ZBarDecoder(symbologies: symbologies) } }
+        if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
+        return list
+    }
+
+    /// Scans `source` to its end, a limit, `--once`, or a `stop` action.
+    @discardableResult
+    public func run(_ source: FrameSource) -> SessionReport {
+        let decoders = decoders()
+        let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
+                                   region: settings.region, limits: settings.limits)
+        let frameHooks = engine.hookCount("frame") > 0
+        engine.sessionStarted()
+        do {
+            try scanner.run { frame in
+                handle(frame, sessionDecoders: decoders.sessionDecoders, frameHooks: frameHooks)
+                return !runner.stopRequested && !filter.isDone
+            }
+        } catch {
+            report.sourceError = error
+        }
+        report.dropped = scanner.dropped
+        engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped)
+        return report
+    }
+
+    private func handle(_ frame: DecodedFrame, sessionDecoders: [FrameDecoder], frameHooks: Bool) {
+        switch frame.outcome {
+        case .failure(let error):
+            report.failedInputs += 1
+            sink.write(ScanRecord(info: frame.info, inputError: error.reason))
+            onFrame?(report, 0)
+        case .success(var symbols):
+            if let image = frame.image {
+                for d in sessionDecoders { symbols += d.decode(image, region: settings.region, info: frame.info) }
+            }
+            report.frames += 1
+            if symbols.isEmpty { report.emptyFrames += 1 }
+            if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }
+            let accepted = filter.accept(symbols, at: frame.info.time)
+            report.accepted = filter.acceptedCount
+            if !accepted.isEmpty { process(ScanEvent.events(of: accepted, info: frame.info)) }
+            onFrameDecoded?(frame.arrival)
+            onFrame?(report, accepted.count)
+        }
+    }
+
+    /// Events (a frame's symbols, or mock scans) through the scripts, the store and the actions
+    /// to the sink: one record each, in order. Nothing decoded is dropped: a failing script
+    /// leaves its error on the record.
+    public func process(_ events: [ScanEvent]) {
+        let results = engine.process(events)
+        for (event, result) in zip(events, results) {
+            var record = ScanRecord(info: event.info, symbol: event.symbol)
+            record.payload = result.payload
+            record.actions = runner.carryOut(result.actions)
+            record.emitted = result.emitted
+            record.errors = result.errors
+            record.summary = result.summary
+            sink.write(record)
+        }
+    }
+
+    /// A record for an input that is not a symbol (a mock scan line that does not parse).
+    public func writeInputError(_ message: String, source: String) {
+        sink.write(ScanRecord(info: FrameInfo(source: source), inputError: message))
+    }
+}
+
+@available(*, unavailable) extension ScanSession: Sendable {}
+
+/// The scripts' Lua decoders (`scan.decoder`) as one session decoder: they share the engine's
+/// lua_State, so they run on the session's thread.
+final class LuaDecoders: FrameDecoder {
+    let engine: ScriptEngine
+    init(engine: ScriptEngine) { self.engine = engine }
+    func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+        engine.decode(image, region: region, info: info)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import ScanCore
+
+/// What a session does, resolved from the command line's options, the config's `scan.options`
+/// and the command's defaults, in that order.
+public struct SessionSettings {
+    public var filter: SessionFilter
+    public var region: Region?
+    public var symbologies: Set<Symbology>
+    public var maxPixels: Int
+    public var limits: StreamLimits
+    public var beep: Bool
+    public var dryRun: Bool
+
+    public init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
+                symbologies: Set<Symbology> = Symbology.defaultSet, maxPixels: Int = ImageLoader.defaultMaxPixels,
+                limits: StreamLimits = StreamLimits(), beep: Bool = false, dryRun: Bool = false) {
+        self.filter = filter
+        self.region = region
+        self.symbologies = symbologies
+        self.maxPixels = maxPixels
+        self.limits = limits
+        self.beep = beep
+        self.dryRun = dryRun
+    }
+
+    /// - Parameters: `flags` from the command line win over `config` (scan.options), which wins
+    ///   over the command's `defaults` (e.g. `duplicates = all` for scan, `interval` for watch).
+    /// - Throws: a value that does not fit (a config's roi that is not a region, say).
+    public static func resolve(_ flags: OptionValues, config: OptionValues, defaults: OptionValues = OptionValues())
+        throws(OptionError) -> SessionSettings {
+        let o = flags.filling(from: config).filling(from: defaults)
+        var s = SessionSettings()
+        let policy = o.string("duplicates").flatMap(DuplicatePolicy.init(rawValue:)) ?? .all
+        s.filter = SessionFilter(policy: policy, interval: o.double("interval") ?? 1, stopAfterFirst: o.bool("once") ?? false)
+        if let roi = o.string("roi") {
+            switch Region.parse(roi) {
+            case .success(let r): s.region = r
+            case .failure(let e): throw OptionError("invalid value '\(roi)' for '--roi': \(e.message)")
+            }
+        }
+        if let list = o.string("symbologies") { s.symbologies = try parseSymbologies(list) }
+        s.maxPixels = o.int("max_pixels") ?? ImageLoader.defaultMaxPixels
+        s.limits = StreamLimits(maxFrames: o.int("max_frames"), maxFPS: o.double("max_fps"), timeout: o.double("timeout"))
+        s.beep = o.bool("beep") ?? false
+        s.dryRun = o.bool("dry_run") ?? false
+        return s
+    }
+
+    /// `--symbologies`: names of the registry, comma-separated, or `none` (only Lua decoders).
+    public static func parseSymbologies(_ list: String) throws(OptionError) -> Set<Symbology> {
+        if list.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return [] }
+        var set = Set<Symbology>()
+        for name in list.split(separator: ",", omittingEmptySubsequences: true) {
+            let n = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard Symbology.knownNames.contains(n) else {
+                throw OptionError("unknown symbology '\(n)'; known: \(Symbology.knownNames.joined(separator: ","))")
+            }
+            set.insert(Symbology(rawValue: n))
+        }
+        guard !set.isEmpty else { throw OptionError("--symbologies needs at least one name, or none") }
+        return set
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import ScanCore
+
+/// How records are printed on stdout.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    /// One JSON object per line.
+    case ndjson
+    /// zbarimg style for people: `QR-Code:text`.
+    case text
+    /// Only the decoded texts, one per line, like `zbarimg --raw`.
+    case raw
+}
+
+/// Where a session's records go, one at a time, in input order.
+public protocol RecordSink: AnyObject {
+    func write(_ record: ScanRecord)
+}
+
+/// Writes records to stdout (symbols) and stderr (input errors in text and raw formats).
+/// stdout is buffered: the CLI checks ``Console/flush()`` once at exit for a full disk or closed pipe.
+public final class RecordWriter: RecordSink {
+    public let format: OutputFormat
+
+    public init(format: OutputFormat) { self.format = format }
+
+    public func write(_ record: ScanRecord) {
+        switch format {
+        case .ndjson:
+            var line: [UInt8] = []
+            line.reserveCapacity(512)
+            record.write(to: &line)
+            line.append(0x0A)
+            Console.write(bytes: line)
+        case .text, .raw:
+            if let error = record.inputError {
+                Console.error("scanlua: \(record.info.source): \(error)\n")
+                return
+            }
+            guard let s = record.symbol else { return }
+            let text = format == .raw ? s.text : "\(s.symbology.label):\(s.text)"
+            Console.write(text + "\n")
+            guard format == .text else { return }
+            if let summary = record.summary {
+                for line in summary.split(separator: "\n", omittingEmptySubsequences: false) { Console.write("  \(line)\n") }
+            } else if let payload = record.payload, payload["type"] != .string("raw") {
+                Console.write("  payload: \(payload.serialized)\n")
+            }
+            for e in record.emitted { Console.write("  emitted: \(e.serialized)\n") }
+            for a in record.actions { Console.write("  action: \(a.serialized)\n") }
+            for e in record.errors {
+                let who = e["parser"].map { "parser '\(Self.plain($0))'" } ?? e["rule"].map { "rule '\(Self.plain($0))'" } ?? "scripts"
+                Console.error("scanlua: \(record.info.source): \(who): \(e["message"].map(Self.plain) ?? "")\n")
+            }
+        }
+    }
+
+    private static func plain(_ j: JSON) -> String {
+        if case .string(let s) = j { return s }
+        return j.serialized
+    }
+}
+
+@available(*, unavailable) extension RecordWriter: Sendable {}

@@ -1,0 +1,83 @@
+import Foundation
+import ScanCore
+
+/// One output record: a decoded symbol with what scripts made of it, or an input that failed.
+public struct ScanRecord: Sendable {
+    public var info: FrameInfo
+    /// The decoded symbol; nil for an input error record.
+    public var symbol: Symbol?
+    /// Why the input could not be read; nil for a symbol record.
+    public var inputError: String?
+    /// What a parser produced (`{"type":"raw"}` when none claimed the symbol); nil when no scripts ran.
+    public var payload: JSON?
+    /// Actions the rules took, as data.
+    public var actions: [JSON] = []
+    /// Records the rules emitted with `ctx.emit`.
+    public var emitted: [JSON] = []
+    /// Script errors on this symbol, each with `script:line`.
+    public var errors: [JSON] = []
+    /// The payload as text for people (only `--format text` prints it).
+    public var summary: String?
+
+    public init(info: FrameInfo, symbol: Symbol) {
+        self.info = info
+        self.symbol = symbol
+    }
+
+    public init(info: FrameInfo, inputError: String) {
+        self.info = info
+        self.inputError = inputError
+    }
+
+    /// The record as one NDJSON object, keys in a fixed order.
+    public var json: JSON {
+        var out: [UInt8] = []
+        write(to: &out)
+        return .raw(out[...])
+    }
+
+    /// Appends the record's JSON text (one line, no newline), keys in a fixed order: written
+    /// straight to bytes, since this runs once per symbol.
+    public func write(to out: inout [UInt8]) {
+        func key(_ k: StaticString, first: Bool = false) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+            out.append(UInt8(ascii: "\""))
+            out.append(UInt8(ascii: ":"))
+        }
+        func int(_ n: Int) { out += String(n).utf8 }
+        out.append(UInt8(ascii: "{"))
+        key("source", first: true); JSON.writeString(info.source, to: &out)
+        if info.index != 0 { key("frame"); int(info.index) }
+        if let inputError {
+            key("error"); JSON.writeString(inputError, to: &out)
+            out.append(UInt8(ascii: "}"))
+            return
+        }
+        guard let s = symbol else { out.append(UInt8(ascii: "}")); return }
+        key("symbology"); JSON.writeString(s.symbology.rawValue, to: &out)
+        key("text"); JSON.writeString(s.text, to: &out)
+        key("charset"); JSON.writeString(s.charset, to: &out)
+        key("bytes"); out.append(UInt8(ascii: "\"")); Base64.encode(s.bytes, to: &out); out.append(UInt8(ascii: "\""))
+        key("points"); out.append(UInt8(ascii: "["))
+        for (i, p) in s.points.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "[")); int(p.x); out.append(UInt8(ascii: ",")); int(p.y); out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+        key("bbox"); out.append(UInt8(ascii: "{"))
+        key("x", first: true); int(s.bbox.x); key("y"); int(s.bbox.y)
+        key("width"); int(s.bbox.width); key("height"); int(s.bbox.height)
+        out.append(UInt8(ascii: "}"))
+        key("orientation"); JSON.writeString(s.orientation, to: &out)
+        key("quality"); int(s.quality)
+        if !s.modifiers.isEmpty { key("modifiers"); JSON.array(s.modifiers.map { .string($0) }).write(to: &out) }
+        if let addon = s.addon { key("addon"); JSON.writeString(addon, to: &out) }
+        if let payload { key("payload"); payload.write(to: &out) }
+        if !actions.isEmpty { key("actions"); JSON.array(actions).write(to: &out) }
+        if !emitted.isEmpty { key("emitted"); JSON.array(emitted).write(to: &out) }
+        if !errors.isEmpty { key("errors"); JSON.array(errors).write(to: &out) }
+        out.append(UInt8(ascii: "}"))
+    }
+}

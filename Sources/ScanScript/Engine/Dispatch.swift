@@ -1,0 +1,83 @@
+import ScanCore
+
+/// Events to the prelude's `dispatch_batch`, records back from the ``RecordBuffer``.
+extension ScriptEngine {
+    /// Events per call into Lua: large enough that the call's cost vanishes, small enough that
+    /// a batch's events and records stay small.
+    public static let batchSize = 256
+
+    /// Pushes one event through the parsers and rules. Never throws: script errors are in the result.
+    public func process(_ event: ScanEvent) -> ScriptResult { process([event])[0] }
+
+    /// Pushes events through the parsers and rules, in order, in batches; one result per event.
+    /// A failing handler costs only its own event; if the dispatcher itself fails (memory
+    /// exhausted between handlers), that event gets an error result and the rest go on.
+    public func process(_ events: [ScanEvent]) -> [ScriptResult] {
+        var results: [ScriptResult] = []
+        results.reserveCapacity(events.count)
+        var start = 0
+        store.beginEvents()
+        defer { store.endEvents() }
+        while start < events.count {
+            let batch = events[start..<min(start + Self.batchSize, events.count)]
+            let base = lua.top
+            records.reset()
+            pushCore("dispatch_batch")
+            do {
+                try lua.withoutMemoryLimit { () throws(ScriptError) in lua.pushEvents(batch) }
+                lua.push(.int(batch.count))
+                try lua.call(nargs: 2, nresults: 0, handlerAt: 1)
+                results += readRecords(batch.count)
+                start += batch.count
+            } catch {
+                // Events before the failing one have their records; it gets the error; go on after it.
+                let done = min(batchDone(), batch.count - 1)
+                results += readRecords(done)
+                try? store.endEvent(commit: false)
+                results.append(ScriptResult(payload: .object([("type", .string("raw"))]), parser: nil, actions: [], emitted: [],
+                                            errors: [.object([("message", .string("scanlua: " + error.message))])], summary: nil))
+                start += done + 1
+            }
+            lua.setTop(base)
+        }
+        return results
+    }
+
+    /// How many events of the last batch finished (`core.batch_done()`).
+    private func batchDone() -> Int {
+        var n = 0
+        try? callCore("batch_done", results: 1) { n = lua.integer(at: -1) ?? 0 }
+        return n
+    }
+
+    /// The first `n` events' records of the batch: payload JSON, parser name, extras JSON. The
+    /// payloads are slices of one copy of the batch's buffer.
+    private func readRecords(_ n: Int) -> [ScriptResult] {
+        guard n > 0 else { return [] }
+        let data = records.takeData()
+        var out: [ScriptResult] = []
+        out.reserveCapacity(n)
+        func segment(_ k: Int) -> ArraySlice<UInt8> { data[(k == 0 ? 0 : records.end(k - 1))..<records.end(k)] }
+        for i in 0..<min(n, records.count / 3) {
+            let payload = segment(3 * i), parser = segment(3 * i + 1), extras = segment(3 * i + 2)
+            var result = ScriptResult(payload: .raw(payload), parser: parser.isEmpty ? nil : parserName(parser),
+                                      actions: [], emitted: [], errors: [], summary: nil)
+            if !extras.isEmpty, let x = JSON(parsing: extras) {
+                if case .array(let e)? = x["errors"] { result.errors = e }
+                if case .array(let a)? = x["actions"] { result.actions = a }
+                if case .array(let m)? = x["emitted"] { result.emitted = m }
+                if case .string(let s)? = x["summary"] { result.summary = s }
+            }
+            out.append(result)
+        }
+        return out
+    }
+
+    /// A parser's name as a String, made once per name (there are few).
+    private func parserName(_ bytes: ArraySlice<UInt8>) -> String {
+        if let hit = parserNames.first(where: { $0.bytes.elementsEqual(bytes) }) { return hit.name }
+        let name = String(decoding: bytes, as: UTF8.self)
+        if parserNames.count < 64 { parserNames.append((Array(bytes), name)) }
+        return name
+    }
+}

@@ -1,0 +1,297 @@
+-- prelude 3/6, dispatch: events through parsers and rules, in batches; session hooks;
+-- scan.simulate.
+local host, core = ...
+local budget_call = host.limits.call
+local type, pairs, ipairs, tostring, error, rawget = type, pairs, ipairs, tostring, error, rawget
+local sfind, sformat = string.find, string.format
+local parsers, rules, hooks, summaries = core.parsers, core.rules, core.hooks, core.summaries
+local scan = core.scan
+
+local memory_message = "not enough memory"
+
+local function handler_error(h, msg)
+  local text = type(msg) == "string" and msg or tostring(msg)
+  local message, trace = text:match("^(.-)\n(stack traceback:.*)$")
+  message = message or text
+  if text == memory_message then
+    -- Lua raises memory errors without calling the message handler, so there is no
+    -- traceback: name where the handler was defined instead.
+    message = h.where .. ": memory limit exceeded (" .. host.memory_limit_text() .. ")"
+    trace = nil
+  end
+  h.failures = h.failures + 1
+  local err = { [h.kind] = h.name, message = message, traceback = trace }
+  if h.failures >= host.max_failures() and not h.disabled then
+    h.disabled = true
+    host.log("warn", sformat("%s '%s' (%s) disabled after %d failures in a row; last: %s",
+      h.kind, h.name, h.where, h.failures, message))
+  end
+  return err
+end
+
+-- when(a, b) and, if it holds, fn(a, c), inside one protected call (one budget for both).
+local function when_then(when, fn, a, b, c)
+  if when(a, b) then return true, fn(a, c) end
+  return false
+end
+
+-- Runs a handler: h.when(a, b) if it has one, then h.fn(a, c), in one protected call under
+-- the budget. Returns true, matched, result or false, error record.
+local function call_when(h, a, b, c)
+  local ok, matched, res
+  if h.when then
+    ok, matched, res = budget_call(when_then, h.when, h.fn, a, b, c)
+  else
+    ok, res = budget_call(h.fn, a, c)
+    matched = res  -- the error message when not ok
+  end
+  if ok then
+    if h.failures ~= 0 then h.failures = 0 end
+    return true, matched ~= false or not h.when, res
+  end
+  return false, handler_error(h, matched)
+end
+
+local function is_action(a) return type(a) == "table" and type(rawget(a, "type")) == "string" end
+
+-- The action types the host carries out (its registry), and how errors name them.
+local host_action_types, known_actions = {}, table.concat(host.action_types, ", ")
+for _, t in ipairs(host.action_types) do host_action_types[t] = true end
+
+-- What one dispatch collects. Lists are created on first use (most events have no errors,
+-- actions or emits); the rule behind each action and emit is kept in a parallel list, so a
+-- rule's own table is handed to the host as it is. scan.simulate saves and restores them, so a
+-- handler that calls it does not mix two records.
+local errors, actions, action_rules, emitted, emitted_rules
+local current_rule
+
+local function add_error(e)
+  if not errors then errors = {} end
+  errors[#errors + 1] = e
+end
+
+local function add_action(rule, a)
+  if not is_action(a) then
+    add_error({ rule = rule.name,
+      message = rule.where .. ": an action must be a table with a string 'type', got " .. type(a) })
+  elseif not host_action_types[a.type] then
+    add_error({ rule = rule.name,
+      message = rule.where .. ": unknown action type '" .. a.type .. "' (known: " .. known_actions .. ")" })
+  else
+    if not actions then actions, action_rules = {}, {} end
+    local n = #actions + 1
+    actions[n], action_rules[n] = a, rule.name
+  end
+end
+
+-- The context rules act through. One table, refreshed for each rule run: valid during run().
+local ctx = {
+  emit = function(t)
+    if type(t) ~= "table" then error("ctx.emit: expected a table, got " .. type(t), 2) end
+    if not emitted then emitted, emitted_rules = {}, {} end
+    local n = #emitted + 1
+    emitted[n], emitted_rules[n] = t, current_rule.name
+  end,
+  log = function(level, msg)
+    if level ~= "debug" and level ~= "info" and level ~= "warn" and level ~= "error" then
+      error("ctx.log: level must be debug, info, warn or error", 2)
+    end
+    host.log(level, "rule '" .. current_rule.name .. "': " .. tostring(msg))
+  end,
+}
+
+local function run_rules(payload, ev)
+  local ptype = payload.type
+  for i = 1, #rules do
+    local r = rules[i]
+    if not r.disabled and (not r.on or r.on[ptype]) then
+      current_rule = r
+      ctx.rule, ctx.event = r.name, ev
+      -- call_when inlined for rules without `when`: this loop runs for every event.
+      local ok, matched, res
+      if r.when then
+        ok, matched, res = call_when(r, payload, ev, ctx)
+      else
+        ok, res = budget_call(r.fn, payload, ctx)
+        if ok then
+          matched = true
+          if r.failures ~= 0 then r.failures = 0 end
+        else
+          matched = handler_error(r, res)
+        end
+      end
+      if not ok then
+        add_error(matched)
+      elseif matched and res ~= nil then
+        if is_action(res) or type(res) ~= "table" then
+          add_action(r, res)
+        else
+          for _, a in ipairs(res) do add_action(r, a) end
+        end
+      end
+    end
+  end
+end
+
+local want_summaries = false
+
+-- One symbol through the parsers and rules. Returns payload, parser name, errors, actions,
+-- the rule of each action, emitted, the rule of each emitted record, summary (lists nil when
+-- empty): multiple values, so no record table is built.
+local function dispatch(fields, ev)
+  errors, actions, action_rules, emitted, emitted_rules = nil, nil, nil, nil, nil
+  local text, symbology = fields.text, fields.symbology
+  local payload, parser
+  for i = 1, #parsers do
+    local p = parsers[i]
+    if not p.disabled and (not p.symbologies or p.symbologies[symbology])
+        and (not p.match or sfind(text, p.match)) then
+      local ok, matched, res
+      if p.when then
+        ok, matched, res = call_when(p, ev, ev, ev)
+      else  -- call_when inlined: this loop runs for every event
+        ok, res = budget_call(p.fn, ev)
+        if ok then
+          matched = true
+          if p.failures ~= 0 then p.failures = 0 end
+        else
+          matched = handler_error(p, res)
+        end
+      end
+      if not ok then
+        add_error(matched)
+      elseif matched and res ~= nil then
+        if type(res) ~= "table" then
+          add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
+        else
+          if res.type == nil then res.type = p.name end
+          payload, parser = res, p.name
+          break
+        end
+      end
+    end
+  end
+  payload = payload or { type = "raw" }
+  if rules[1] then run_rules(payload, ev) end
+  local summary
+  local sh = want_summaries and summaries[payload.type]
+  if sh and not sh.disabled then
+    local ok, _, res = call_when(sh, payload, nil, nil)
+    if not ok then add_error(_) elseif type(res) == "string" then summary = res end
+  end
+  return payload, parser, errors, actions, action_rules, emitted, emitted_rules, summary
+end
+
+-- Copies of a rule's tables with the rule's name added (the rule's own table is not changed).
+local function tagged(list, names)
+  if not list then return nil end
+  local out = {}
+  for i, t in ipairs(list) do
+    local c = {}
+    for k, v in pairs(t) do c[k] = v end
+    c.rule = names[i]
+    out[i] = c
+  end
+  return out
+end
+
+-- The store module for scripts: the host's functions, noting that this event used the store
+-- (its transaction then ends with the event: committed unless a handler failed).
+local store_used = false
+local store = {}
+for name, fn in pairs(host.store) do
+  store[name] = function(...) store_used = true; return fn(...) end
+end
+core.store = store
+
+-- The records of a batch go straight into the host's buffer as JSON text, each right after
+-- its event (a later event's rules cannot change what an earlier record says).
+local append_record = host.append_record
+
+-- Dispatches the n events of a host batch (their values in one flat list, see views.lua's
+-- event_from) and appends each record: payload, parser name, and {errors, actions, emitted,
+-- summary} when there are any.
+-- core.batch_done counts the events finished, so the host can go on after a dispatcher
+-- failure (memory exhausted between handlers) with only that one event lost to it.
+local event_from, SLOTS = core.event_from, 11
+local done = 0
+function core.dispatch_batch(values, n)
+  done = 0
+  for i = 1, n do
+    local payload, parser, e, a, ar, m, mr, summary = dispatch(event_from(values, (i - 1) * SLOTS + 1))
+    if store_used then
+      store_used = false
+      local err = host.end_event(e == nil)
+      if err then
+        e = e or {}
+        e[#e + 1] = { message = err }
+      end
+    end
+    local ok, err
+    if e or a or m or summary then
+      ok, err = append_record(payload, parser, { errors = e, actions = tagged(a, ar), emitted = tagged(m, mr), summary = summary })
+    else
+      ok, err = append_record(payload, parser)
+    end
+    if not ok then  -- a payload that is not JSON (a cycle): the symbol keeps a raw record
+      e = e or {}
+      e[#e + 1] = { message = "scanlua: " .. err }
+      append_record({ type = "raw" }, nil, { errors = e })
+    end
+    done = i
+  end
+end
+
+--- How many events of the last batch finished (after a dispatcher failure, the host goes on from there).
+function core.batch_done() return done end
+
+--- Turns on the text summaries (scan.summary) that --format text prints.
+function core.enable_summaries(on) want_summaries = on end
+
+local function raw_event(spec, api)
+  if type(spec) ~= "table" then error(api .. ": expected a table", 3) end
+  local bytes = spec.bytes or spec.text
+  if type(bytes) ~= "string" then error(api .. ": needs 'text' or 'bytes' (a string)", 3) end
+  local sibs = {}
+  for i, s in ipairs(spec.siblings or {}) do
+    local sb = s.bytes or s.text
+    if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
+    sibs[i] = { s.symbology or "qrcode", sb }
+  end
+  return event_from(host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs), 1)
+end
+
+--- Pushes a symbol through the registered parsers and rules and returns its record:
+--- { payload = ..., parser = name?, actions = {...}, emitted = {...}, errors = {...} }.
+
+function scan.simulate(spec)
+  local fields, ev = raw_event(spec, "scan.simulate")
+  local saved = want_summaries
+  local saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule =
+    errors, actions, action_rules, emitted, emitted_rules, current_rule
+  want_summaries = true
+  local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(fields, ev)
+  errors, actions, action_rules, emitted, emitted_rules, current_rule =
+    saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule
+  if store_used then store_used = false; host.end_event(errs == nil) end
+  want_summaries = saved
+  return { payload = payload, parser = parser, errors = errs, actions = tagged(acts, act_rules), emitted = tagged(emits, emit_rules),
+           summary = summary }
+end
+
+-- {====================== Session hooks ======================
+
+local function hook_count(kind) return #hooks[kind] end
+
+-- Runs the hooks of one kind, each under the budget; failures go to the log.
+local function run_hooks(kind, arg)
+  for _, h in ipairs(hooks[kind]) do
+    if not h.disabled then
+      local ok, err = call_when(h, arg, nil, nil)
+      if not ok then host.log("warn", h.name .. ": " .. err.message) end
+    end
+  end
+end
+
+core.hook_count, core.run_hooks = hook_count, run_hooks
+core.handler_error = handler_error

@@ -1,0 +1,32 @@
+-- prelude 6/6, modules: `require` for user chunks (scan, codec, store, and Lua files on
+-- the module path).
+local host, core = ...
+local raw_pcall = pcall
+local type, error = type, error
+local env = core.env
+
+local loaded = { scan = core.scan, codec = host.codec, store = core.store }
+local loading = {}
+
+local function require_module(name)
+  if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2) end
+  local m = loaded[name]
+  if m ~= nil then return m end
+  if loading[name] then error("require: loop while loading module '" .. name .. "'", 2) end
+  local path, tried = host.find_module(name)
+  if not path then error("module '" .. name .. "' not found:" .. tried, 2) end
+  local src, rerr = host.read_file(path)
+  if not src then error(rerr, 0) end
+  local fn, err = load(src, "@" .. path, "t", env)
+  if not fn then error(err, 0) end
+  loading[name] = true
+  local ok, res = raw_pcall(fn, name, path)
+  loading[name] = nil
+  if not ok then error(res, 0) end
+  if res == nil then res = true end
+  loaded[name] = res
+  return res
+end
+env.require = require_module
+
+core.require = require_module

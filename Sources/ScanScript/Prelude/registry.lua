@@ -1,0 +1,162 @@
+-- prelude 2/6, registry: the `scan` module's registration calls (parser, rule, decoder,
+-- summary, hooks, options, handlers).
+local host, core = ...
+local getinfo = debug.getinfo
+local raw_pcall = pcall
+local type, pairs, ipairs, tostring, error = type, pairs, ipairs, tostring, error
+local sfind, tsort = string.find, table.sort
+
+local parsers, rules = {}, {}
+local parser_names, rule_names = {}, {}
+
+local function where(fn)
+  local info = getinfo(fn, "S")
+  return info.short_src .. ":" .. info.linedefined
+end
+
+local function spec_error(api, msg) error(api .. ": " .. msg, 3) end
+
+local function string_set(api, field, v)
+  if v == nil then return nil end
+  if type(v) == "string" then v = { v } end
+  if type(v) ~= "table" then spec_error(api, "'" .. field .. "' must be a string or a list of strings") end
+  local set = {}
+  for _, s in ipairs(v) do
+    if type(s) ~= "string" then spec_error(api, "'" .. field .. "' must be a string or a list of strings") end
+    set[s] = true
+  end
+  return set
+end
+
+local function check_common(api, spec, names)
+  if type(spec) ~= "table" then spec_error(api, "expected a table, got " .. type(spec)) end
+  if type(spec.name) ~= "string" or spec.name == "" then spec_error(api, "'name' must be a non-empty string") end
+  if names[spec.name] then spec_error(api, "a handler named '" .. spec.name .. "' is already registered") end
+  if spec.when ~= nil and type(spec.when) ~= "function" then spec_error(api, "'when' must be a function") end
+end
+
+local scan = {}
+
+--- Registers a parser: symbol -> payload. See docs/lua-api.md.
+function scan.parser(spec)
+  check_common("scan.parser", spec, parser_names)
+  if type(spec.parse) ~= "function" then spec_error("scan.parser", "'parse' must be a function") end
+  if spec.match ~= nil then
+    if type(spec.match) ~= "string" then spec_error("scan.parser", "'match' must be a Lua pattern string") end
+    local ok, err = raw_pcall(sfind, "", spec.match)
+    if not ok then spec_error("scan.parser", "bad 'match' pattern: " .. tostring(err)) end
+  end
+  if spec.priority ~= nil and type(spec.priority) ~= "number" then spec_error("scan.parser", "'priority' must be a number") end
+  local p = {
+    kind = "parser", name = spec.name, parse = spec.parse, fn = spec.parse, when = spec.when, match = spec.match,
+    symbologies = string_set("scan.parser", "symbologies", spec.symbologies),
+    priority = spec.priority or 0, order = #parsers + 1, where = where(spec.parse), failures = 0,
+  }
+  parsers[#parsers + 1] = p
+  parser_names[p.name] = true
+  -- Keyed parsers (with symbologies) first, then heuristics; higher priority first; then registration order.
+  tsort(parsers, function(a, b)
+    local ka, kb = a.symbologies and 0 or 1, b.symbologies and 0 or 1
+    if ka ~= kb then return ka < kb end
+    if a.priority ~= b.priority then return a.priority > b.priority end
+    return a.order < b.order
+  end)
+  return spec.name
+end
+
+--- Registers a rule: payload -> actions. See docs/lua-api.md.
+function scan.rule(spec)
+  check_common("scan.rule", spec, rule_names)
+  if type(spec.run) ~= "function" then spec_error("scan.rule", "'run' must be a function") end
+  local on = spec.on
+  if on == "*" then on = nil end
+  local r = {
+    kind = "rule", name = spec.name, run = spec.run, fn = spec.run, when = spec.when,
+    on = string_set("scan.rule", "on", on), where = where(spec.run), failures = 0,
+  }
+  rules[#rules + 1] = r
+  rule_names[r.name] = true
+  return spec.name
+end
+
+local hooks = { frame = {}, start = {}, stop = {} }
+
+local function add_hook(kind, fn)
+  if type(fn) ~= "function" then spec_error("scan.on_" .. kind, "expected a function, got " .. type(fn)) end
+  local list = hooks[kind]
+  list[#list + 1] = { kind = "hook", name = "scan.on_" .. kind, fn = fn, where = where(fn), failures = 0 }
+end
+
+--- Runs fn(frame) after each frame of a session: { source, index, time, width, height, symbols = {
+--- { symbology, text }, ... } } (all the frame's symbols, before duplicate filtering).
+function scan.on_frame(fn) add_hook("frame", fn) end
+--- Runs fn() when a scanning session starts, before its first frame.
+function scan.on_start(fn) add_hook("start", fn) end
+--- Runs fn({ frames, accepted, dropped }) when a session ends.
+function scan.on_stop(fn) add_hook("stop", fn) end
+
+local summaries = {}
+
+--- Registers how --format text shows a payload type to people: format(payload) -> text.
+function scan.summary(spec)
+  if type(spec) ~= "table" then spec_error("scan.summary", "expected a table, got " .. type(spec)) end
+  if type(spec.type) ~= "string" then spec_error("scan.summary", "'type' must be a payload type string") end
+  if type(spec.format) ~= "function" then spec_error("scan.summary", "'format' must be a function") end
+  summaries[spec.type] = { kind = "summary", name = spec.type, fn = spec.format, where = where(spec.format), failures = 0 }
+end
+
+local decoders, decoder_names = {}, {}
+-- The built-in symbologies (the host's registry): a Lua decoder may not take their names.
+local builtin_names = {}
+for _, n in ipairs(host.symbologies) do builtin_names[n] = true end
+
+--- Registers a decoder: a new symbology read from scan lines or from the frame itself.
+function scan.decoder(spec)
+  check_common("scan.decoder", spec, decoder_names)
+  if builtin_names[spec.name] then spec_error("scan.decoder", "'" .. spec.name .. "' is a built-in symbology; pick another name") end
+  if type(spec.decode) ~= "function" then spec_error("scan.decoder", "'decode' must be a function") end
+  local kind = spec.kind or "linear"
+  if kind ~= "linear" and kind ~= "image" then spec_error("scan.decoder", "'kind' must be \"linear\" or \"image\"") end
+  local directions = spec.directions or "rows"
+  if directions ~= "rows" and directions ~= "columns" and directions ~= "both" then
+    spec_error("scan.decoder", "'directions' must be \"rows\", \"columns\" or \"both\"")
+  end
+  local step = spec.step or 4
+  if math.type(step) ~= "integer" or step < 1 then spec_error("scan.decoder", "'step' must be a positive integer") end
+  local min_lines = spec.min_lines or 1
+  if math.type(min_lines) ~= "integer" or min_lines < 1 then spec_error("scan.decoder", "'min_lines' must be a positive integer") end
+  local d = {
+    kind = "decoder", name = spec.name, fn = spec.decode, decoder_kind = kind, directions = directions,
+    step = step, min_lines = min_lines, where = where(spec.decode), failures = 0,
+  }
+  decoders[#decoders + 1] = d
+  decoder_names[d.name] = true
+  return spec.name
+end
+
+-- The settings a config may give, with their Lua types (the host's option registry).
+local known_options = host.options
+
+--- Sets engine options from a config: scan.options { instruction_limit = 1e7, ... }.
+function scan.options(t)
+  if type(t) ~= "table" then spec_error("scan.options", "expected a table") end
+  for k, v in pairs(t) do
+    if not known_options[k] then spec_error("scan.options", "unknown option '" .. tostring(k) .. "'") end
+    if type(v) ~= known_options[k] then spec_error("scan.options", "'" .. k .. "' must be a " .. known_options[k]) end
+    host.set_option(k, v)
+  end
+end
+
+--- Lists what is registered (for tools and tests): { parsers = {...}, rules = {...}, decoders = {...} }.
+function scan.handlers()
+  local ps, rs = {}, {}
+  for i, p in ipairs(parsers) do ps[i] = p.name end
+  for i, r in ipairs(rules) do rs[i] = r.name end
+  local ds = {}
+  for i, d in ipairs(decoders) do ds[i] = d.name end
+  return { parsers = ps, rules = rs, decoders = ds }
+end
+
+core.scan = scan
+core.parsers, core.rules, core.hooks, core.summaries, core.decoders = parsers, rules, hooks, summaries, decoders
+core.where, core.spec_error = where, spec_error

@@ -1,0 +1,109 @@
+-- prelude 5/6, sandbox: the globals user chunks see, and trust.
+local host, core = ...
+local tripped, memory_refused = host.limits.tripped, host.limits.memory_refused
+local raw_pcall, raw_xpcall = pcall, xpcall
+local type, pairs, ipairs, tostring, error, select = type, pairs, ipairs, tostring, error, select
+local tconcat = table.concat
+local memory_message = "not enough memory"
+
+-- A pcall that cannot swallow the instruction budget or the memory cap: once either
+-- fired, the error goes on up to the handler's own protected call.
+local function rethrow_fatal(ok, ...)
+  if not ok and (tripped() or (memory_refused() and (...) == memory_message)) then error((...), 0) end
+  return ok, ...
+end
+local function safe_pcall(f, ...) return rethrow_fatal(raw_pcall(f, ...)) end
+local function safe_xpcall(f, msgh, ...) return rethrow_fatal(raw_xpcall(f, msgh, ...)) end
+
+local function copy_fields(src, names)
+  local t = {}
+  for _, n in ipairs(names) do t[n] = src[n] end
+  return t
+end
+
+local function deep_copy_lib(lib)
+  local t = {}
+  for k, v in pairs(lib) do t[k] = v end
+  return t
+end
+
+local env = {}  -- the globals every user chunk sees
+local full = _G
+
+local function stderr_print(...)
+  local n = select("#", ...)
+  local parts = {}
+  for i = 1, n do parts[i] = tostring((select(i, ...))) end
+  host.log("print", tconcat(parts, "\t"))
+end
+
+local function sandbox_load(chunk, name, mode, e)
+  if mode ~= nil and mode ~= "t" then return nil, "load: only text chunks are allowed" end
+  return load(chunk, name, "t", e == nil and env or e)
+end
+
+local function fill_sandbox()
+  for _, n in ipairs { "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+      "select", "setmetatable", "getmetatable", "tonumber", "tostring", "type", "_VERSION" } do
+    env[n] = full[n]
+  end
+  env.pcall, env.xpcall = safe_pcall, safe_xpcall
+  env.print = stderr_print
+  env.load = sandbox_load
+  env.string = deep_copy_lib(string)
+  env.string.dump = nil
+  env.table = deep_copy_lib(table)
+  env.math = deep_copy_lib(math)
+  env.utf8 = deep_copy_lib(utf8)
+  -- Coroutines always carry the count hook, wherever they were created (see lua_shims.c).
+  env.coroutine = deep_copy_lib(coroutine)
+  local raw_create, raw_resume = coroutine.create, coroutine.resume
+  local hook_thread = host.limits.hook_thread
+  local function create(f)
+    local co = raw_create(f)
+    hook_thread(co)
+    return co
+  end
+  local function wrap_results(ok, ...)
+    if not ok then error((...), 0) end
+    return ...
+  end
+  env.coroutine.create = create
+  env.coroutine.wrap = function(f)
+    local co = create(f)
+    return function(...) return wrap_results(raw_resume(co, ...)) end
+  end
+  env.os = copy_fields(os, { "time", "clock", "date", "difftime" })
+  env.io = {
+    -- Reading files under the working directory and the script directories; writing goes through actions.
+    open = function(path, mode)
+      if type(path) ~= "string" then error("bad argument #1 to 'open' (string expected, got " .. type(path) .. ")", 2) end
+      mode = mode or "r"
+      if mode ~= "r" and mode ~= "rb" then return nil, path .. ": only reading is allowed in the sandbox (mode 'r')" end
+      if not host.path_allowed(path) then
+        return nil, path .. ": outside the directories scripts may read (the working directory and script directories)"
+      end
+      return io.open(path, mode)
+    end,
+  }
+  env.collectgarbage = function(opt)
+    if opt == nil or opt == "count" or opt == "collect" or opt == "step" then return collectgarbage(opt) end
+    error("collectgarbage: option '" .. tostring(opt) .. "' is not available in the sandbox", 2)
+  end
+  env._G = env
+end
+
+-- Trusted scripts (--trust, or scan.options { trust = true }) see the full standard library.
+local function trust()
+  for k, v in pairs(full) do
+    if k ~= "_G" and k ~= "require" and k ~= "print" then env[k] = v end
+  end
+  env.io = io
+  env.os = os
+  env.debug = debug
+  env.print = stderr_print  -- stdout carries records
+end
+
+fill_sandbox()
+
+core.env, core.trust = env, trust

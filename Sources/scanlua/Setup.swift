@@ -1,0 +1,45 @@
+import ScanCore
+import ScanPipeline
+import ScanScript
+
+/// A script failed to compile or load: reported before any input is read, exit 2.
+struct ScriptLoadFailure: Error {
+    let error: ScriptError
+}
+
+/// The engine the script options ask for: config, shipped handlers, --scripts, --script.
+func makeEngine(_ o: OptionValues, _ adjust: (inout ScriptOptions) -> Void = { _ in }) throws(ScriptLoadFailure) -> ScriptEngine {
+    var options = ScriptOptions()
+    options.scripts = o.strings("script")
+    options.scriptDirectories = o.strings("scripts")
+    options.config = o.string("config")
+    options.defaultScripts = o.bool("default_scripts") ?? true
+    options.limits.trust = o.bool("trust") ?? false
+    if let n = o.int("instruction_limit") { options.limits.instructionLimit = n }
+    if let n = o.int("memory_limit") { options.limits.memoryLimit = n }
+    if let n = o.int("max_failures") { options.limits.maxFailures = n }
+    options.database = o.string("db")
+    adjust(&options)
+    do { return try ScriptSetup.makeEngine(options) } catch { throw ScriptLoadFailure(error: error) }
+}
+
+/// The session of scan, watch and simulate: settings from the flags over the config over
+/// `defaults`, records to stdout in the chosen format.
+func makeSession(_ o: OptionValues, engine: ScriptEngine, defaults: OptionValues = OptionValues()) throws(UsageError) -> ScanSession {
+    let format: OutputFormat = o.bool("raw") == true ? .raw : (o.string("format").flatMap(OutputFormat.init(rawValue:)) ?? .ndjson)
+    if format == .text { engine.enableSummaries() }
+    do {
+        let settings = try SessionSettings.resolve(o, config: engine.configOptions, defaults: defaults)
+        return ScanSession(settings: settings, engine: engine, sink: RecordWriter(format: format))
+    } catch {
+        throw UsageError(error.message)
+    }
+}
+
+extension OptionValues {
+    /// Values from name/value pairs: a command's defaults.
+    init(_ pairs: [(String, JSON)]) {
+        self.init()
+        for (k, v) in pairs { self[k] = v }
+    }
+}
