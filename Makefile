@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN = .build/debug/scanlua
 
-.PHONY: demo test build deps fixtures corpus-report clean
+.PHONY: demo test build deps fixtures corpus-report fuzz clean
 
 demo:
 	scripts/install-deps build
@@ -18,6 +18,12 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-swift-testing
 	$(BIN) test scripts examples
+
+# The fuzz test's megabyte bodies, with the release build (too slow for the debug-build suite).
+fuzz:
+	scripts/install-deps build
+	$(SWIFT) build -c release
+	.build/release/scanlua test scripts/handlers/fuzz_large.lua
 
 fixtures:
 	scripts/install-deps test

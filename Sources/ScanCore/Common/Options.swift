@@ -32,9 +32,14 @@ public struct Option: Sendable {
     public let negated: Bool
     /// The flag's value times this is the setting's value (`--memory-limit` is MiB, the setting bytes).
     public let scale: Int
+    /// What the setting means in a config, where that reads differently from the flag's help.
+    public let configHelp: String?
+
+    /// What docs/lua-api.md and the LuaLS annotations say the config setting does.
+    public var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
 
     init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
-         scale: Int = 1, _ help: String) {
+         scale: Int = 1, configHelp: String? = nil, _ help: String) {
         self.name = name
         self.flag = flag
         self.kind = kind
@@ -43,6 +48,7 @@ public struct Option: Sendable {
         self.config = config
         self.negated = negated
         self.scale = scale
+        self.configHelp = configHelp
     }
 
     /// The Lua type a config value must have: `boolean`, `number` or `string`.
@@ -89,7 +95,7 @@ public struct Option: Sendable {
         switch kind {
         case .flag: value = .bool(!negated)
         case .integer:
-            guard let n = Int(text) else { return .failure(OptionError(invalid: text, for: flag, check(.string(text)) ?? "")) }
+            guard let n = Int(text) else { return .failure(OptionError(invalid: text, for: flag, check(.int(Int.min)) ?? "")) }
             value = .int(n.multipliedReportingOverflow(by: scale).overflow ? Int.max : n * scale)
         case .number:
             guard let d = Double(text) else { return .failure(OptionError(invalid: text, for: flag, "expected a number")) }
@@ -123,7 +129,7 @@ extension Option {
         // Decoding
         Option("symbologies", "--symbologies", .text, "LIST",
                "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
-               + Symbology.knownNames.joined(separator: ",")),
+               + wrapped(Symbology.knownNames, width: 72)),
         Option("roi", "--roi", .text, "X,Y,W,H", config: true,
                "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
         Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",
@@ -136,7 +142,7 @@ extension Option {
         Option("once", "--once", .flag, config: true, "Stop after the first accepted code (exit 0, printing it)."),
         Option("max_frames", "--max-frames", .integer(1...Int.max / 2), "N", config: true, "Stop after N frames."),
         Option("max_fps", "--max-fps", .number(minimum: 0, exclusive: true), "F", config: true, "Read at most F frames per second."),
-        Option("timeout", "--timeout", .number(minimum: 0, exclusive: true), "SECONDS", config: true, "Stop after this long."),
+        Option("timeout", "--timeout", .number(minimum: 0, exclusive: true), "SECONDS", config: true, "Stop after this many seconds."),
         // Sources
         Option("source", "--source", .choice(["camera", "y4m", "mjpeg", "dir"]), "KIND",
                "camera, y4m, mjpeg or dir, when the guess from SOURCE is wrong."),
@@ -152,12 +158,14 @@ extension Option {
         Option("instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N", config: true,
                "Instructions per handler call (default 10000000; 0 = unlimited)."),
         Option("memory_limit", "--memory-limit", .integer(0...(1 << 40)), "MIB", config: true, scale: 1 << 20,
-               "Memory of the Lua state in MiB (default 256; 0 = unlimited). In a config: bytes."),
+               configHelp: "Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.",
+               "Memory of the Lua state in MiB (default 256; 0 = unlimited)."),
         Option("max_failures", "--max-failures", .integer(1...1_000_000), "N", config: true,
                "Disable a handler after N failures in a row (default 5)."),
         Option("dry_run", "--dry-run", .flag, "",
                "Print the actions rules return without carrying them out, and roll back\nwhat they wrote to the store."),
         Option("db", "--db", .text, "PATH", config: true,
+               configHelp: "The store's SQLite database file (--db wins).",
                "The store's SQLite database (default: the config's db, else\n$XDG_DATA_HOME/scanlua/scanlua.db)."),
         // Mock scans (simulate)
         Option("symbology", "--symbology", .text, "NAME", "The symbology of --text/--hex (default qrcode)."),
@@ -185,6 +193,17 @@ extension Option {
     ]
 
     private static let byName: [String: Option] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
+
+    /// Names joined by commas, broken into lines of at most `width` characters.
+    static func wrapped(_ names: [String], width: Int) -> String {
+        var lines: [String] = [""]
+        for name in names {
+            let piece = lines[lines.count - 1].isEmpty ? name : "," + name
+            if lines[lines.count - 1].count + piece.count > width { lines[lines.count - 1] += ","; lines.append(name) }
+            else { lines[lines.count - 1] += piece }
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// The option with this name; a name missing from the registry is a programming error.
     public static func named(_ name: String) -> Option {
