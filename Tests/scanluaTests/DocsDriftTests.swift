@@ -42,7 +42,7 @@ final class DocsDriftTests: XCTestCase {
         case .flag: return "boolean"
         case .integer: return "integer"
         case .number: return "number"
-        case .choice(let words): return words.map { "\"\($0)\"" }.joined(separator: "|")
+        case .choice(let words): return "(" + words.map { "\"\($0)\"" }.joined(separator: "|") + ")"
         case .text, .list: return "string"
         }
     }
