@@ -260,17 +260,24 @@ static void jinteger(jbuf *b, long long v) {
     jput(b, t + i, (size_t)(24 - i));
 }
 
-/* Shortest %g text that reads back as d; integral values below 1e15 print as integers. */
+/* A finite double's text into t (40 bytes): integral values below 1e15 as integers, others in
+** the fewest of 15, 16 or 17 significant digits that read back as d. JSON.numberText in Swift
+** writes the same. */
+static int number_text(char *t, double d) {
+    if (fabs(d) < 1e15 && d == (double)(long long)d) return snprintf(t, 40, "%lld", (long long)d);
+    int k = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        k = snprintf(t, 40, "%.*g", prec, d);
+        if (strtod(t, NULL) == d) break;
+    }
+    return k;
+}
+
 static void jnumber(jbuf *b, double d) {
     char t[40];
     if (d != d || d == HUGE_VAL || d == -HUGE_VAL) { jput(b, "null", 4); return; }
     if (fabs(d) < 1e15 && d == (double)(long long)d) { jinteger(b, (long long)d); return; }
-    int k = 0;
-    for (int prec = 15; prec <= 17; prec++) {
-        k = snprintf(t, sizeof t, "%.*g", prec, d);
-        if (strtod(t, NULL) == d) break;
-    }
-    jput(b, t, (size_t)k);
+    jput(b, t, (size_t)number_text(t, d));
 }
 
 typedef struct jkey {
@@ -303,9 +310,9 @@ static void key_text(lua_State *L, jkey *k) {
     case LUA_TNUMBER:
         if (lua_isinteger(L, -2)) snprintf(k->tmp, sizeof k->tmp, "%lld", (long long)lua_tointeger(L, -2));
         else {
-            double d = lua_tonumber(L, -2);
-            if (d == (double)(long long)d && fabs(d) < 9e18) snprintf(k->tmp, sizeof k->tmp, "%lld", (long long)d);
-            else snprintf(k->tmp, sizeof k->tmp, "%.17g", d);
+            double d = lua_tonumber(L, -2);  /* NaN cannot be a key; infinities can */
+            if (d == HUGE_VAL || d == -HUGE_VAL) snprintf(k->tmp, sizeof k->tmp, "%s", d > 0 ? "inf" : "-inf");
+            else number_text(k->tmp, d);
         }
         break;
     case LUA_TBOOLEAN: snprintf(k->tmp, sizeof k->tmp, "%s", lua_toboolean(L, -2) ? "true" : "false"); break;
@@ -318,10 +325,16 @@ static int jtable(lua_State *L, int idx, jbuf *b, int depth) {
     if (depth >= 64 || !lua_checkstack(L, 4)) return -1;
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     if (n > 0) {
+        /* An array only when the keys are exactly 1..n (a hole with another key is an object). */
         lua_Integer count = 0;
+        int all_index = 1;
         lua_pushnil(L);
-        while (lua_next(L, idx) != 0) { count++; lua_pop(L, 1); }
-        if (count == n) {
+        while (lua_next(L, idx) != 0) {
+            count++;
+            if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 1 || lua_tointeger(L, -2) > n) all_index = 0;
+            lua_pop(L, 1);
+        }
+        if (count == n && all_index) {
             jputc(b, '[');
             for (lua_Integer k = 1; k <= n; k++) {
                 if (k > 1) jputc(b, ',');
@@ -462,17 +475,34 @@ static int l_append_record(lua_State *L) {
     scanlua_records *r = (scanlua_records *)lua_touserdata(L, lua_upvalueindex(1));
     size_t len = r->len, count = r->count, nlen = 0;
     const char *name = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &nlen) : NULL;
-    if (records_encode(L, 1, r) || records_put(r, name, nlen)
-            || (lua_type(L, 3) == LUA_TTABLE ? records_encode(L, 3, r) : records_put(r, NULL, 0))) {
+    const char *part = NULL;
+    if (records_encode(L, 1, r)) part = "payload";
+    else if (records_put(r, name, nlen)) part = "parser";
+    else if (lua_type(L, 3) == LUA_TTABLE ? records_encode(L, 3, r) : records_put(r, NULL, 0)) part = "extras";
+    if (part) {
         r->len = len;  /* nothing of this record stays */
         r->count = count;
         lua_pushboolean(L, 0);
         lua_pushliteral(L, "table nests deeper than 64 levels (a cycle?)");
-        return 2;
+        lua_pushstring(L, part);
+        return 3;
     }
     lua_pushboolean(L, 1);
     return 1;
 }
+
+/* encodable(v) -> whether v can be written as JSON (the same encoder, into a scratch buffer). */
+static int l_encodable(lua_State *L) {
+    jbuf b = { NULL, 0, 0, 0 };
+    int top = lua_gettop(L);
+    int failed = jvalue(L, 1, &b, 0) || b.failed;
+    lua_settop(L, top);
+    free(b.p);
+    lua_pushboolean(L, !failed);
+    return 1;
+}
+
+void scanlua_push_json_check(lua_State *L) { lua_pushcfunction(L, l_encodable); }
 
 void scanlua_push_record_appender(lua_State *L, scanlua_records *r) {
     lua_pushlightuserdata(L, r);

@@ -7,6 +7,8 @@ import XCTest
 final class EngineTests: XCTestCase {
     var dir: URL!
     var logged: [String] = []
+    /// Every engine a test made: the Lua stack of each must be balanced when the test ends.
+    var engines: [ScriptEngine] = []
 
     override func setUpWithError() throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-engine-\(UUID().uuidString)")
@@ -14,12 +16,16 @@ final class EngineTests: XCTestCase {
     }
 
     override func tearDownWithError() throws {
+        // One slot: the traceback handler pushed at init.
+        for e in engines { XCTAssertEqual(e.lua.top, 1, "the Lua stack is unbalanced after the test") }
+        engines = []
         try? FileManager.default.removeItem(at: dir)
     }
 
     /// A fresh engine with the shipped library modules on its path and `source` loaded as `name`.
     func engine(_ source: String, name: String = "handler.lua", limits: ScriptLimits = ScriptLimits()) throws -> ScriptEngine {
         let e = try ScriptEngine(limits: limits, modulePaths: [Self.shippedScripts])
+        engines.append(e)
         e.log = { [unowned self] in self.logged.append($0) }
         let path = dir.appendingPathComponent(name).path
         try source.write(toFile: path, atomically: true, encoding: .utf8)

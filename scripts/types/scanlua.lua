@@ -62,14 +62,14 @@
 ---Settings a config gives with scan.options (the command line wins over them).
 ---@class scanlua.Options
 -- BEGIN options (from Option.registry; DocsDriftTests checks it)
----@field beep boolean?                  Ring the terminal bell for each accepted code.
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
----@field duplicates "once"|"interval"|"consecutive"|"all"? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
+---@field duplicates ("once"|"interval"|"consecutive"|"all")? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
 ---@field interval number?               For --duplicates interval (default 1), in frame capture time.
 ---@field once boolean?                  Stop after the first accepted code (exit 0, printing it).
 ---@field max_frames integer?            Stop after N frames.
 ---@field max_fps number?                Read at most F frames per second.
 ---@field timeout number?                Stop after this many seconds.
+---@field beep boolean?                  Ring the terminal bell for each accepted code.
 ---@field default_scripts boolean?       Do not load the shipped handler library (scripts/default.lua).
 ---@field trust boolean?                 Give scripts the full Lua standard library instead of the sandbox.
 ---@field instruction_limit integer?     Instructions per handler call (default 10000000; 0 = unlimited).

@@ -94,9 +94,12 @@ typedef struct scanlua_records {
     size_t count, capn;
 } scanlua_records;
 
-/* Pushes append_record(payload, parser, extras?) -> true | false, message, a C closure that
-** encodes into r (the payload failing to encode appends nothing). */
+/* Pushes append_record(payload, parser, extras?) -> true | false, message, part, a C closure
+** that encodes into r; on failure nothing of the record is appended and part says what failed
+** ("payload" or "extras"). */
 void scanlua_push_record_appender(lua_State *L, scanlua_records *r);
+/* Pushes encodable(value) -> boolean: whether the JSON encoder can write value. */
+void scanlua_push_json_check(lua_State *L);
 /* Empties r for the next batch, keeping its memory; scanlua_records_free releases it. */
 void scanlua_records_reset(scanlua_records *r);
 void scanlua_records_free(scanlua_records *r);

@@ -20,7 +20,7 @@ public enum JSON: Equatable, Sendable {
         case (.array(let x), .array(let y)): return x == y
         case (.object(let x), .object(let y)):
             return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        case (.raw(let x), .raw(let y)): return x == y
+        case (.raw(let x), .raw(let y)): return x == y || JSON(parsing: x) == JSON(parsing: y)
         case (.raw(let x), _): return JSON(parsing: x) == b
         case (_, .raw(let y)): return a == JSON(parsing: y)
         default: return false
@@ -49,12 +49,7 @@ public enum JSON: Equatable, Sendable {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
         case .int(let i): out += String(i).utf8
-        case .double(let d):
-            if d.isFinite {
-                if d == d.rounded(), abs(d) < 1e15 { out += String(Int(d)).utf8 } else { out += "\(d)".utf8 }
-            } else {
-                out += "null".utf8  // JSON has no NaN or infinity
-            }
+        case .double(let d): out += JSON.numberText(d).utf8
         case .string(let s): JSON.writeString(s, to: &out)
         case .raw(let text): out += text
         case .array(let items):
@@ -74,6 +69,19 @@ public enum JSON: Equatable, Sendable {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// A double as JSON text, exactly as the C encoder of Lua payloads writes it (lua_shims.c,
+    /// `jnumber`): integral values below 1e15 as integers, others in the fewest of 15, 16 or 17
+    /// significant digits that read back as the same double; NaN and infinities as null.
+    public static func numberText(_ d: Double) -> String {
+        guard d.isFinite else { return "null" }  // JSON has no NaN or infinity
+        if abs(d) < 1e15, d == d.rounded(.towardZero) { return String(Int64(d)) }
+        for precision in 15...17 {
+            let text = String(format: "%.\(precision)g", d)
+            if Double(text) == d || precision == 17 { return text }
+        }
+        return "null"
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

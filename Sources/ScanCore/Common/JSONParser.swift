@@ -86,7 +86,8 @@ private struct JSONReader {
     }
 
     mutating func hex4() -> UInt32? {
-        guard i + 4 <= b.count, let v = UInt32(String(decoding: b[i..<i + 4], as: UTF8.self), radix: 16) else { return nil }
+        guard i + 4 <= b.count, b[i..<i + 4].allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }),
+              let v = UInt32(String(decoding: b[i..<i + 4], as: UTF8.self), radix: 16) else { return nil }
         i += 4
         return v
     }
@@ -117,7 +118,8 @@ private struct JSONReader {
                         v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)
                     }
                     out += Array(String(Unicode.Scalar(v).map(Character.init) ?? "\u{FFFD}").utf8)
-                default: out.append(e)  // \" \\ \/
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+                default: return nil  // not a JSON escape
                 }
             default: out.append(c)
             }

@@ -1,3 +1,9 @@
+/// The sections of the registry: a command takes whole groups (and the commands that share a
+/// group get an option added to it).
+public enum OptionGroup: String, CaseIterable, Sendable {
+    case output, decoding, session, stream, scripts, simulate, bench, run
+}
+
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
 ///
 /// ``Option/registry`` is the one list: flag parsing, `--help`, the config's `scan.options`
@@ -34,6 +40,19 @@ public struct Option: Sendable {
     public let scale: Int
     /// What the setting means in a config, where that reads differently from the flag's help.
     public let configHelp: String?
+    /// Its section of the registry.
+    public private(set) var group: OptionGroup = .output
+
+    func `in`(_ group: OptionGroup) -> Option {
+        var o = self
+        o.group = group
+        return o
+    }
+
+    /// The names of the options in these groups, in registry order.
+    public static func names(in groups: [OptionGroup]) -> [String] {
+        registry.filter { groups.contains($0.group) }.map(\.name)
+    }
 
     /// What docs/lua-api.md and the LuaLS annotations say the config setting does.
     public var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
@@ -71,13 +90,15 @@ public struct Option: Sendable {
     }
 
     /// Checks a value (from the command line after scaling, or from a config) against the kind.
+    /// `fromFlag`: the range is said in the flag's unit (MiB for --memory-limit), else the setting's.
     /// - Returns: the reason it is refused, or nil.
-    public func check(_ value: JSON) -> String? {
+    public func check(_ value: JSON, fromFlag: Bool = false) -> String? {
+        let scale = fromFlag ? self.scale : 1
         switch (kind, value) {
         case (.flag, .bool): return nil
         case (.integer(let range), .int(let n)):
             return range.contains(n) ? nil : "expected an integer in \(range.lowerBound / scale)...\(range.upperBound / scale)"
-        case (.integer, .double(let d)) where d == d.rounded() && abs(d) < 9e18: return check(.int(Int(d)))
+        case (.integer, .double(let d)) where d == d.rounded() && abs(d) < 9e18: return check(.int(Int(d)), fromFlag: fromFlag)
         case (.number(let minimum, let exclusive), .double(let d)):
             return d.isFinite && (exclusive ? d > minimum : d >= minimum) ? nil
                 : "expected a number \(exclusive ? "above" : "at least") \(minimum == minimum.rounded() ? String(Int(minimum)) : String(minimum))"
@@ -95,14 +116,14 @@ public struct Option: Sendable {
         switch kind {
         case .flag: value = .bool(!negated)
         case .integer:
-            guard let n = Int(text) else { return .failure(OptionError(invalid: text, for: flag, check(.int(Int.min)) ?? "")) }
+            guard let n = Int(text) else { return .failure(OptionError(invalid: text, for: flag, check(.int(Int.min), fromFlag: true) ?? "")) }
             value = .int(n.multipliedReportingOverflow(by: scale).overflow ? Int.max : n * scale)
         case .number:
             guard let d = Double(text) else { return .failure(OptionError(invalid: text, for: flag, "expected a number")) }
             value = .double(d)
         case .choice, .text, .list: value = .string(text)
         }
-        if let reason = check(value) { return .failure(OptionError(invalid: text, for: flag, reason)) }
+        if let reason = check(value, fromFlag: true) { return .failure(OptionError(invalid: text, for: flag, reason)) }
         return .success(value)
     }
 }
@@ -120,77 +141,93 @@ public struct OptionError: Error, CustomStringConvertible {
 extension Option {
     /// Every option of every command. Commands name the ones they take; a name is its id.
     public static let registry: [Option] = [
-        // Output
-        Option("format", "--format", .choice(["ndjson", "text"]), "ndjson|text",
-               "ndjson (default): one JSON object per symbol on stdout.\ntext: zbarimg style, e.g. QR-Code:hello, with payloads below."),
-        Option("raw", "--raw", .flag, "", "Print only the decoded texts, one per line (like zbarimg --raw)."),
-        Option("quiet", "--quiet", .flag, "", "No live status line on stderr."),
-        Option("beep", "--beep", .flag, config: true, "Ring the terminal bell for each accepted code."),
-        // Decoding
-        Option("symbologies", "--symbologies", .text, "LIST",
-               "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
-               + wrapped(Symbology.knownNames, width: 72)),
-        Option("roi", "--roi", .text, "X,Y,W,H", config: true,
-               "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
-        Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",
-               "Refuse images larger than N pixels, from the header (default 100000000)."),
-        // Session
-        Option("duplicates", "--duplicates", .choice(DuplicatePolicy.allCases.map(\.rawValue)), "MODE", config: true,
-               "once (each code once per session), interval (again after --interval seconds),\nconsecutive (again when another code came between), all."),
-        Option("interval", "--interval", .number(minimum: 0, exclusive: false), "SECONDS", config: true,
-               "For --duplicates interval (default 1), in frame capture time."),
-        Option("once", "--once", .flag, config: true, "Stop after the first accepted code (exit 0, printing it)."),
-        Option("max_frames", "--max-frames", .integer(1...Int.max / 2), "N", config: true, "Stop after N frames."),
-        Option("max_fps", "--max-fps", .number(minimum: 0, exclusive: true), "F", config: true, "Read at most F frames per second."),
-        Option("timeout", "--timeout", .number(minimum: 0, exclusive: true), "SECONDS", config: true, "Stop after this many seconds."),
-        // Sources
-        Option("source", "--source", .choice(["camera", "y4m", "mjpeg", "dir"]), "KIND",
-               "camera, y4m, mjpeg or dir, when the guess from SOURCE is wrong."),
-        Option("size", "--size", .text, "WxH", "Camera frame size to ask for (the driver may pick the nearest)."),
-        Option("torch", "--torch", .choice(["on", "off"]), "on|off", "The camera's torch (V4L2 flash LED control)."),
-        // Scripts
-        Option("script", "--script", .list, "FILE", "Load a Lua script (repeatable)."),
-        Option("scripts", "--scripts", .list, "DIR", "Load every *.lua in DIR (not *_test.lua), sorted; DIR joins the require path."),
-        Option("config", "--config", .text, "FILE", "The Lua config (default ./scanlua.lua, else $XDG_CONFIG_HOME/scanlua/init.lua)."),
-        Option("default_scripts", "--no-default-scripts", .flag, config: true, negated: true,
-               "Do not load the shipped handler library (scripts/default.lua)."),
-        Option("trust", "--trust", .flag, config: true, "Give scripts the full Lua standard library instead of the sandbox."),
-        Option("instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N", config: true,
-               "Instructions per handler call (default 10000000; 0 = unlimited)."),
-        Option("memory_limit", "--memory-limit", .integer(0...(1 << 40)), "MIB", config: true, scale: 1 << 20,
-               configHelp: "Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.",
-               "Memory of the Lua state in MiB (default 256; 0 = unlimited)."),
-        Option("max_failures", "--max-failures", .integer(1...1_000_000), "N", config: true,
-               "Disable a handler after N failures in a row (default 5)."),
-        Option("dry_run", "--dry-run", .flag, "",
-               "Print the actions rules return without carrying them out, and roll back\nwhat they wrote to the store."),
-        Option("db", "--db", .text, "PATH", config: true,
-               configHelp: "The store's SQLite database file (--db wins).",
-               "The store's SQLite database (default: the config's db, else\n$XDG_DATA_HOME/scanlua/scanlua.db)."),
+        // How records are printed
+        (OptionGroup.output, [
+            Option("format", "--format", .choice(["ndjson", "text"]), "ndjson|text",
+                   "ndjson (default): one JSON object per symbol on stdout.\ntext: zbarimg style, e.g. QR-Code:hello, with payloads below."),
+            Option("raw", "--raw", .flag, "", "Print only the decoded texts, one per line (like zbarimg --raw)."),
+        ]),
+        // What is decoded
+        (OptionGroup.decoding, [
+            Option("symbologies", "--symbologies", .text, "LIST",
+                   "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
+                   + wrapped(Symbology.knownNames, width: 72)),
+            Option("roi", "--roi", .text, "X,Y,W,H", config: true,
+                   "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
+            Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",
+                   "Refuse images larger than N pixels, from the header (default 100000000)."),
+        ]),
+        // Which codes become events (scan and watch)
+        (OptionGroup.session, [
+            Option("duplicates", "--duplicates", .choice(DuplicatePolicy.allCases.map(\.rawValue)), "MODE", config: true,
+                   "once (each code once per session), interval (again after --interval seconds),\nconsecutive (again when another code came between), all."),
+            Option("interval", "--interval", .number(minimum: 0, exclusive: false), "SECONDS", config: true,
+                   "For --duplicates interval (default 1), in frame capture time."),
+            Option("once", "--once", .flag, config: true, "Stop after the first accepted code (exit 0, printing it)."),
+        ]),
+        // Continuous scanning (watch)
+        (OptionGroup.stream, [
+            Option("source", "--source", .choice(["camera", "y4m", "mjpeg", "dir"]), "KIND",
+                   "camera, y4m, mjpeg or dir, when the guess from SOURCE is wrong."),
+            Option("max_frames", "--max-frames", .integer(1...Int.max / 2), "N", config: true, "Stop after N frames."),
+            Option("max_fps", "--max-fps", .number(minimum: 0, exclusive: true), "F", config: true, "Read at most F frames per second."),
+            Option("timeout", "--timeout", .number(minimum: 0, exclusive: true), "SECONDS", config: true, "Stop after this many seconds."),
+            Option("size", "--size", .text, "WxH", "Camera frame size to ask for (the driver may pick the nearest)."),
+            Option("torch", "--torch", .choice(["on", "off"]), "on|off", "The camera's torch (V4L2 flash LED control)."),
+            Option("beep", "--beep", .flag, config: true, "Ring the terminal bell for each accepted code."),
+            Option("quiet", "--quiet", .flag, "", "No live status line on stderr."),
+        ]),
+        // Scripts (every command that runs them)
+        (OptionGroup.scripts, [
+            Option("script", "--script", .list, "FILE", "Load a Lua script (repeatable)."),
+            Option("scripts", "--scripts", .list, "DIR", "Load every *.lua in DIR (not *_test.lua), sorted; DIR joins the require path."),
+            Option("config", "--config", .text, "FILE", "The Lua config (default ./scanlua.lua, else $XDG_CONFIG_HOME/scanlua/init.lua)."),
+            Option("default_scripts", "--no-default-scripts", .flag, config: true, negated: true,
+                   "Do not load the shipped handler library (scripts/default.lua)."),
+            Option("trust", "--trust", .flag, config: true, "Give scripts the full Lua standard library instead of the sandbox."),
+            Option("instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N", config: true,
+                   "Instructions per handler call (default 10000000; 0 = unlimited)."),
+            Option("memory_limit", "--memory-limit", .integer(0...(1 << 40)), "MIB", config: true, scale: 1 << 20,
+                   configHelp: "Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.",
+                   "Memory of the Lua state in MiB (default 256; 0 = unlimited)."),
+            Option("max_failures", "--max-failures", .integer(1...1_000_000), "N", config: true,
+                   "Disable a handler after N failures in a row (default 5)."),
+            Option("dry_run", "--dry-run", .flag, "",
+                   "Print the actions rules return without carrying them out, and roll back\nwhat they wrote to the store."),
+            Option("db", "--db", .text, "PATH", config: true,
+                   configHelp: "The store's SQLite database file (--db wins).",
+                   "The store's SQLite database (default: the config's db, else\n$XDG_DATA_HOME/scanlua/scanlua.db)."),
+        ]),
         // Mock scans (simulate)
-        Option("symbology", "--symbology", .text, "NAME", "The symbology of --text/--hex (default qrcode)."),
-        Option("text", "--text", .text, "TEXT", "The payload as UTF-8 text."),
-        Option("hex", "--hex", .text, "HEX", "The payload as hex bytes (spaces allowed)."),
+        (OptionGroup.simulate, [
+            Option("symbology", "--symbology", .text, "NAME", "The symbology of --text/--hex (default qrcode)."),
+            Option("text", "--text", .text, "TEXT", "The payload as UTF-8 text."),
+            Option("hex", "--hex", .text, "HEX", "The payload as hex bytes (spaces allowed)."),
+        ]),
         // Benchmarks (bench)
-        Option("simulate", "--simulate", .integer(1...1_000_000_000), "N",
-               "Push N synthetic QR events (1000 distinct texts, cycled) through a trivial parser\n"
-               + "and rule, in batches, and the same work as a plain Lua loop in this process:\n"
-               + "events/s of both and their ratio, also with each record's NDJSON text."),
-        Option("repeat", "--repeat", .integer(1...100), "R", "Runs (default 5); each run's rates and the medians are printed."),
-        Option("prefix", "--text", .text, "PREFIX", "With --simulate: the events' texts are PREFIX and 0...999 (default BENCH-)."),
-        Option("frame", "--frame", .text, "IMAGE",
-               "Time the Lua decoders of --script on one frame, and zbar on the same frame:\nmilliseconds per frame, median of R runs."),
-        Option("iterations", "--iterations", .integer(1...100_000), "N", "Frames per run with --frame (default 20)."),
-        Option("stream", "--stream", .flag, "",
-               "Stream 640x480 and 1280x720 frames made from --image through a session with the\n"
-               + "shipped handlers: frames/s and latency to the handlers at 15 fps; then zbarimg\non the same frames."),
-        Option("frames", "--frames", .integer(1...100_000), "N", "Frames per stream (default 200)."),
-        Option("image", "--image", .text, "IMAGE", "The picture of --stream (default examples/images/einvoice-pair.jpg)."),
-        Option("bench_script", "--script", .text, "FILE", "Benchmark the handlers or decoders of FILE instead of the built-in ones."),
-        // run
-        Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
-               "Instructions for the whole script (default 0 = unlimited)."),
-    ]
+        (OptionGroup.bench, [
+            Option("simulate", "--simulate", .integer(1...1_000_000_000), "N",
+                   "Push N synthetic QR events (1000 distinct texts, cycled) through a trivial parser\n"
+                   + "and rule, in batches, and the same work as a plain Lua loop in this process:\n"
+                   + "events/s of both and their ratio, also with each record's NDJSON text."),
+            Option("repeat", "--repeat", .integer(1...100), "R", "Runs (default 5); each run's rates and the medians are printed."),
+            Option("prefix", "--text", .text, "PREFIX", "With --simulate: the events' texts are PREFIX and 0...999 (default BENCH-)."),
+            Option("frame", "--frame", .text, "IMAGE",
+                   "Time the Lua decoders of --script on one frame, and zbar on the same frame:\nmilliseconds per frame, median of R runs."),
+            Option("iterations", "--iterations", .integer(1...100_000), "N", "Frames per run with --frame (default 20)."),
+            Option("stream", "--stream", .flag, "",
+                   "Stream 640x480 and 1280x720 frames made from --image through a session with the\n"
+                   + "shipped handlers: frames/s and latency to the handlers at 15 fps; then zbarimg\non the same frames."),
+            Option("frames", "--frames", .integer(1...100_000), "N", "Frames per stream (default 200)."),
+            Option("image", "--image", .text, "IMAGE", "The picture of --stream (default examples/images/einvoice-pair.jpg)."),
+            Option("bench_script", "--script", .text, "FILE", "Benchmark the handlers or decoders of FILE instead of the built-in ones."),
+        ]),
+        // scanlua run
+        (OptionGroup.run, [
+            Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
+                   "Instructions for the whole script (default 0 = unlimited)."),
+        ]),
+    ].flatMap { group, options in options.map { $0.in(group) } }
 
     private static let byName: [String: Option] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
 

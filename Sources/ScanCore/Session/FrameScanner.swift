@@ -102,7 +102,7 @@ public final class FrameScanner: @unchecked Sendable {
             if let fps = limits.maxFPS, fps > 0, let last = lastRead {
                 let gap = UInt64(1e9 / fps)
                 let now = DispatchTime.now().uptimeNanoseconds
-                if now < last.uptimeNanoseconds + gap { usleep(UInt32((last.uptimeNanoseconds + gap - now) / 1000)) }
+                if now < last.uptimeNanoseconds + gap { Thread.sleep(forTimeInterval: Double(last.uptimeNanoseconds + gap - now) / 1e9) }
             }
             let item: SourceItem?
             do { item = try source.next(deadline: deadline) } catch {

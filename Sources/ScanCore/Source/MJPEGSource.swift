@@ -43,7 +43,8 @@ public final class MJPEGSource: FrameSource {
         }
         var i = 2  // after SOI
         while true {
-            guard stream.peek(i) == 0xFF else {
+            guard let next = stream.peek(i) else { throw SourceError("\(name): stream ends inside frame \(index)") }
+            guard next == 0xFF else {
                 throw SourceError("\(name): frame \(index) is not a JPEG (no marker at byte \(stream.offset + i))")
             }
             var marker = stream.peek(i + 1)

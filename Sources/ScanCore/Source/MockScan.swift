@@ -48,7 +48,7 @@ public enum MockScan {
     /// Hex digits (spaces and colons allowed) -> bytes, or nil.
     public static func hexBytes(_ text: String) -> [UInt8]? {
         let digits = Array(text.filter { !$0.isWhitespace && $0 != ":" }.utf8)
-        guard digits.count % 2 == 0 else { return nil }
+        guard digits.count % 2 == 0, digits.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else { return nil }
         var bytes: [UInt8] = []
         for i in stride(from: 0, to: digits.count, by: 2) {
             guard let b = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }

@@ -78,7 +78,7 @@ public final class MemorySource: FrameSource {
             let start = self.start ?? Date()
             self.start = start
             let due = start.addingTimeInterval(Double(index) / fps).timeIntervalSinceNow
-            if due > 0 { usleep(UInt32(due * 1e6)) }
+            if due > 0 { Thread.sleep(forTimeInterval: due) }
         }
         let image = frames[index]
         return .frame(Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height), image: image))

@@ -21,7 +21,7 @@ public final class Y4MSource: FrameSource {
     public init(handle: FileHandle, name path: String) throws(SourceError) {
         name = path
         stream = ByteStream(handle: handle)
-        guard let line = stream.takeLine(max: 1024), line.starts(with: Array("YUV4MPEG2".utf8)) else {
+        guard let line = stream.takeLine(max: 1024), line.starts(with: Array("YUV4MPEG2 ".utf8)) || line == Array("YUV4MPEG2\n".utf8) else {
             throw SourceError("\(path): not a YUV4MPEG2 stream (it must start with 'YUV4MPEG2 ')")
         }
         var w = 0, h = 0, colour = "420jpeg", rate: Double?
@@ -66,6 +66,7 @@ public final class Y4MSource: FrameSource {
         guard let luma = stream.take(width * height) else {
             throw SourceError("\(name): stream ends inside frame \(index)")
         }
+        guard stream.fill(chromaBytes) >= chromaBytes else { throw SourceError("\(name): stream ends inside frame \(index)") }
         stream.skip(chromaBytes)
         defer { index += 1 }
         let time = fps.map { Date(timeIntervalSince1970: Double(index) / $0) } ?? Date()

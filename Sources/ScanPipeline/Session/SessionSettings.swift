@@ -53,6 +53,7 @@ public struct SessionSettings {
         var set = Set<Symbology>()
         for name in list.split(separator: ",", omittingEmptySubsequences: true) {
             let n = name.trimmingCharacters(in: .whitespaces).lowercased()
+            if n.isEmpty { continue }
             guard Symbology.knownNames.contains(n) else {
                 throw OptionError("unknown symbology '\(n)'; known: \(Symbology.knownNames.joined(separator: ","))")
             }

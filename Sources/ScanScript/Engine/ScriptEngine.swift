@@ -226,6 +226,7 @@ public final class ScriptEngine {
         .table([
             ("limits", .limitFunctions),
             ("append_record", .recordAppender(records.pointer)),
+            ("encodable", .jsonCheck),
             ("symbologies", .list(Symbology.knownNames.map { .string($0) })),
             ("options", .table(Option.configurable.map { ($0.name, .string($0.luaType)) })),
             ("action_types", .list(ActionType.allCases.map { .string($0.rawValue) })),

@@ -206,7 +206,36 @@ core.store = store
 
 -- The records of a batch go straight into the host's buffer as JSON text, each right after
 -- its event (a later event's rules cannot change what an earlier record says).
-local append_record = host.append_record
+local append_record, encodable = host.append_record, host.encodable
+local dispatching = false
+
+-- The record of an event when part of it is not JSON (a table with a cycle): a bad payload
+-- becomes raw; a bad action or emitted record is left out with an error naming its rule, and
+-- the rest of the record stays.
+local function append_unencodable(payload, parser, e, a, ar, m, mr, summary, err, part)
+  e = e or {}
+  if part == "payload" then
+    e[#e + 1] = { parser = parser, message = "scanlua: the payload is not JSON: " .. err }
+    payload, parser = { type = "raw" }, nil
+  end
+  local function keep(list, rules, what)
+    if not list then return nil, nil end
+    local kept, kept_rules = {}, {}
+    for i, t in ipairs(list) do
+      if encodable(t) then
+        kept[#kept + 1], kept_rules[#kept_rules + 1] = t, rules[i]
+      else
+        e[#e + 1] = { rule = rules[i], message = "scanlua: " .. what .. " of rule '" .. rules[i] .. "' is not JSON: " .. err }
+      end
+    end
+    return kept, kept_rules
+  end
+  a, ar = keep(a, ar, "an action")
+  m, mr = keep(m, mr, "an emitted record")
+  for i = #e, 1, -1 do if not encodable(e[i]) then table.remove(e, i) end end
+  local ok = append_record(payload, parser, { errors = e, actions = tagged(a, ar), emitted = tagged(m, mr), summary = summary })
+  if not ok then append_record({ type = "raw" }, nil, { errors = { { message = "scanlua: the record is not JSON: " .. err } } }) end
+end
 
 -- Dispatches the n events of a host batch (their values in one flat list, see views.lua's
 -- event_from) and appends each record: payload, parser name, and {errors, actions, emitted,
@@ -217,6 +246,7 @@ local event_from, SLOTS = core.event_from, 11
 local done = 0
 function core.dispatch_batch(values, n)
   done = 0
+  dispatching = true
   for i = 1, n do
     local payload, parser, e, a, ar, m, mr, summary = dispatch(event_from(values, (i - 1) * SLOTS + 1))
     if store_used then
@@ -227,19 +257,16 @@ function core.dispatch_batch(values, n)
         e[#e + 1] = { message = err }
       end
     end
-    local ok, err
+    local ok, err, part
     if e or a or m or summary then
-      ok, err = append_record(payload, parser, { errors = e, actions = tagged(a, ar), emitted = tagged(m, mr), summary = summary })
+      ok, err, part = append_record(payload, parser, { errors = e, actions = tagged(a, ar), emitted = tagged(m, mr), summary = summary })
     else
-      ok, err = append_record(payload, parser)
+      ok, err, part = append_record(payload, parser)
     end
-    if not ok then  -- a payload that is not JSON (a cycle): the symbol keeps a raw record
-      e = e or {}
-      e[#e + 1] = { message = "scanlua: " .. err }
-      append_record({ type = "raw" }, nil, { errors = e })
-    end
+    if not ok then append_unencodable(payload, parser, e, a, ar, m, mr, summary, err, part) end
     done = i
   end
+  dispatching = false
 end
 
 --- How many events of the last batch finished (after a dispatcher failure, the host goes on from there).
@@ -266,17 +293,25 @@ end
 
 function scan.simulate(spec)
   local fields, ev = raw_event(spec, "scan.simulate")
+  -- Inside a handler the running event's lists, ctx and store transaction are put back after.
   local saved = want_summaries
-  local saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule =
-    errors, actions, action_rules, emitted, emitted_rules, current_rule
+  local saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule, saved_ctx_rule, saved_ctx_event =
+    errors, actions, action_rules, emitted, emitted_rules, current_rule, ctx.rule, ctx.event
+  local outer_used = store_used
+  store_used = false
   want_summaries = true
   local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(fields, ev)
-  errors, actions, action_rules, emitted, emitted_rules, current_rule =
-    saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule
-  if store_used then store_used = false; host.end_event(errs == nil) end
+  errors, actions, action_rules, emitted, emitted_rules, current_rule, ctx.rule, ctx.event =
+    saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule, saved_ctx_rule, saved_ctx_event
   want_summaries = saved
-  return { payload = payload, parser = parser, errors = errs, actions = tagged(acts, act_rules), emitted = tagged(emits, emit_rules),
-           summary = summary }
+  if dispatching then
+    store_used = outer_used or store_used  -- the running event's end decides
+  elseif store_used then
+    store_used = false
+    host.end_event(errs == nil)
+  end
+  return { payload = payload, parser = parser, errors = errs, actions = tagged(acts, act_rules),
+           emitted = tagged(emits, emit_rules), summary = summary }
 end
 
 -- {====================== Session hooks ======================

@@ -9,7 +9,7 @@ enum BenchCommand {
         name: "bench",
         abstract: "Measure: Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
         usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE]",
-        options: ["simulate", "repeat", "bench_script", "prefix", "frame", "iterations", "roi", "stream", "frames", "image"],
+        options: Option.names(in: [.bench]) + ["roi"],
         notes: "Figures are medians of the runs; compare ratios, not times, across machines.",
         run: run)
 

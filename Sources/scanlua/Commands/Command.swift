@@ -1,6 +1,7 @@
 import ScanCore
 
-/// One subcommand: its name, help text, the options it takes (names in ``Option/registry``),
+/// One subcommand: its name, help text, the options it takes (names in ``Option/registry``, most
+/// by ``OptionGroup``),
 /// and what it runs. `run` returns the exit status.
 struct Command: Sendable {
     let name: String
@@ -24,10 +25,6 @@ struct Command: Sendable {
         return parts.joined(separator: "\n\n") + "\n"
     }
 }
-
-/// The options of every command that runs scripts.
-let scriptOptions = ["script", "scripts", "config", "default_scripts", "trust", "instruction_limit", "memory_limit",
-                     "max_failures", "dry_run", "db"]
 
 /// Exit statuses, following zbarimg.
 enum ExitStatus {

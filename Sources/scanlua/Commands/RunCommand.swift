@@ -15,7 +15,7 @@ enum RunCommand {
                                       like `lua SCRIPT.lua`. `arg[0]` is its path, arg[1]... the ARGS;
                                       print writes to stdout. No handlers are loaded unless it requires them.
             """,
-        options: ["db", "config", "run_instruction_limit"],
+        options: ["db", "config"] + Option.names(in: [.run]),
         notes: """
             EXIT STATUS:
               0 the script finished, 1 it raised an error (printed with file:line), 2 usage error.

@@ -14,7 +14,7 @@ enum ScanCommand {
                                       a directory (scanned recursively for .jpg .jpeg .png .pgm .ppm .pnm,
                                       sorted by path), or - for an image on standard input.
             """,
-        options: ["format", "raw", "symbologies", "roi", "max_pixels", "duplicates", "interval", "once"] + scriptOptions,
+        options: Option.names(in: [.output, .decoding, .session, .scripts]),
         notes: """
             scan's default is --duplicates all: every image reports its codes.
 

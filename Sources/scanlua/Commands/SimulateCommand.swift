@@ -17,7 +17,7 @@ enum SimulateCommand {
                 for the other codes of the same frame (e.g. the other half of an e-invoice).
               A line that is not such an object gives an error record; the others go on (exit 1 at the end).
             """,
-        options: ["symbology", "text", "hex", "format"] + scriptOptions,
+        options: Option.names(in: [.simulate, .output, .scripts]),
         run: run)
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {

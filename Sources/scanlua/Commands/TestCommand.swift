@@ -19,7 +19,7 @@ enum TestCommand {
             The store is a fresh in-memory database per file unless --db is given.
             Failures print with file:line; the last line is "N passed, N failed". Exit 1 on any failure.
             """,
-        options: scriptOptions,
+        options: Option.names(in: [.scripts]),
         run: run)
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {

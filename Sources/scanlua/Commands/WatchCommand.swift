@@ -15,8 +15,7 @@ enum WatchCommand {
                                       ffmpeg -f v4l2 -i /dev/video0 -f yuv4mpegpipe - | scanlua watch -
                                       The kind is guessed from the path and the stream's first bytes.
             """,
-        options: ["source", "duplicates", "interval", "once", "roi", "max_frames", "max_fps", "timeout", "size", "torch",
-                  "beep", "quiet", "format", "symbologies"] + scriptOptions,
+        options: Option.names(in: [.stream, .session, .output, .decoding, .scripts]),
         notes: """
             Defaults: --duplicates interval --interval 1. Records come in frame order; a camera's frames
             are dropped (and counted) when decoding falls behind; files and pipes are read at the
@@ -46,7 +45,7 @@ enum WatchCommand {
             do { try camera.setTorch(torch == "on") } catch { Console.error("scanlua: \(error)\n") }
         }
         let quiet = o.bool("quiet") ?? false
-        let status = StatusLine(enabled: !quiet && isatty(2) != 0)
+        let status = StatusLine(enabled: !quiet && Console.stderrIsTerminal)
         session.onFrame = { report, acceptedNow in
             if acceptedNow > 0 && session.settings.beep { Console.error("\u{7}") }
             status.update(frames: report.frames, accepted: report.accepted, dropped: report.dropped)

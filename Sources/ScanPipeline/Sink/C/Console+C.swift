@@ -16,6 +16,10 @@ public enum Console {
         bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, out) }
     }
 
+    /// Whether standard error is a terminal (the status line is drawn only there).
+    /// The corresponding C function is `isatty`.
+    public static var stderrIsTerminal: Bool { isatty(2) != 0 }
+
     /// Writes text to standard error at once.
     public static func error(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
 

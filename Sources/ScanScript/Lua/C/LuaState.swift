@@ -23,6 +23,8 @@ enum LuaValue {
     case list([LuaValue])
     /// The C function that appends a batch's records to this buffer (see ``RecordBuffer``).
     case recordAppender(RecordBuffer.Pointer)
+    /// The C function that tells whether a value can be written as JSON.
+    case jsonCheck
 }
 
 /// The records of one dispatch batch as JSON text, written by the prelude's `append_record`
@@ -147,6 +149,8 @@ final class LuaState {
             }
         case .recordAppender(let records):
             scanlua_push_record_appender(L, records)
+        case .jsonCheck:
+            scanlua_push_json_check(L)
         }
     }
 
@@ -218,65 +222,6 @@ final class LuaState {
         let t = lua_absindex(L, index)
         push(.string(key))
         lua_rawget(L, t)
-    }
-
-    /// Converts the value at `i` to JSON: tables with keys 1...n become arrays, other tables objects
-    /// (keys sorted, `type` first); an empty table is `{}`. Depth beyond 64 is an error (a cycle).
-    func json(at i: Int32, depth: Int = 0) throws(ScriptError) -> JSON {
-        let i = lua_absindex(L, i)
-        switch lua_type(L, i) {
-        case LUA_TNIL, LUA_TNONE: return .null
-        case LUA_TBOOLEAN: return .bool(bool(at: i))
-        case LUA_TNUMBER:
-            if lua_isinteger(L, i) != 0 { return .int(Int(scanlua_lua_tointeger(L, i))) }
-            return .double(scanlua_lua_tonumber(L, i))
-        case LUA_TSTRING: return .string(string(at: i) ?? "")
-        case LUA_TTABLE:
-            guard depth < 64 else { throw .conversion("table nests deeper than 64 levels (a cycle?)") }
-            let n = Int(lua_rawlen(L, i))
-            if n > 0 {
-                // An array when the keys are exactly 1...n.
-                var items: [JSON] = []
-                items.reserveCapacity(n)
-                for k in 1...n {
-                    lua_rawgeti(L, i, lua_Integer(k))
-                    defer { pop() }
-                    items.append(try json(at: -1, depth: depth + 1))
-                }
-                lua_pushnil(L)
-                var count = 0
-                while lua_next(L, i) != 0 {
-                    count += 1
-                    pop()
-                }
-                if count == n { return .array(items) }
-            }
-            var pairs: [(String, JSON)] = []
-            lua_pushnil(L)
-            while lua_next(L, i) != 0 {
-                let value = try json(at: -1, depth: depth + 1)
-                let key: String
-                switch lua_type(L, -2) {
-                case LUA_TSTRING: key = string(at: -2) ?? ""
-                case LUA_TNUMBER:
-                    if let k = integer(at: -2) { key = String(k) } else { key = String(number(at: -2) ?? 0) }
-                case LUA_TBOOLEAN: key = bool(at: -2) ? "true" : "false"
-                default: key = "<\(typeName(at: -2))>"
-                }
-                pairs.append((key, value))
-                pop()
-            }
-            if pairs.count > 1 {
-                pairs.sort { a, b in
-                    if a.0 == "type" { return b.0 != "type" }
-                    if b.0 == "type" { return false }
-                    return a.0 < b.0
-                }
-            }
-            return .object(pairs)
-        default:
-            return .string("<\(typeName(at: i))>")
-        }
     }
 
     /// The length of the table at `i` without metamethods.
