@@ -43,11 +43,11 @@ local function call_when(h, a, b, c)
     ok, matched, res = budget_call(when_then, h.when, h.fn, a, b, c)
   else
     ok, res = budget_call(h.fn, a, c)
-    matched = res  -- the error message when not ok
+    matched = ok or res  -- the error message when not ok
   end
   if ok then
     if h.failures ~= 0 then h.failures = 0 end
-    return true, matched ~= false or not h.when, res
+    return true, matched ~= false, res
   end
   return false, handler_error(h, matched)
 end
@@ -107,19 +107,7 @@ local function run_rules(payload, ev)
     if not r.disabled and (not r.on or r.on[ptype]) then
       current_rule = r
       ctx.rule, ctx.event = r.name, ev
-      -- call_when inlined for rules without `when`: this loop runs for every event.
-      local ok, matched, res
-      if r.when then
-        ok, matched, res = call_when(r, payload, ev, ctx)
-      else
-        ok, res = budget_call(r.fn, payload, ctx)
-        if ok then
-          matched = true
-          if r.failures ~= 0 then r.failures = 0 end
-        else
-          matched = handler_error(r, res)
-        end
-      end
+      local ok, matched, res = call_when(r, payload, ev, ctx)
       if not ok then
         add_error(matched)
       elseif matched and res ~= nil then
@@ -146,18 +134,7 @@ local function dispatch(fields, ev)
     local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
         and (not p.match or sfind(text, p.match)) then
-      local ok, matched, res
-      if p.when then
-        ok, matched, res = call_when(p, ev, ev, ev)
-      else  -- call_when inlined: this loop runs for every event
-        ok, res = budget_call(p.fn, ev)
-        if ok then
-          matched = true
-          if p.failures ~= 0 then p.failures = 0 end
-        else
-          matched = handler_error(p, res)
-        end
-      end
+      local ok, matched, res = call_when(p, ev, ev, ev)
       if not ok then
         add_error(matched)
       elseif matched and res ~= nil then
