@@ -16,12 +16,14 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // zxing-cpp 3.1.1, built from its source package by scripts/install-deps (C API, static, C++).
+        .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
         // One C shim target per C library, for what Swift cannot call (setjmp, macros, ioctl).
         .target(name: "CImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(name: "CLuaShims", dependencies: ["CLua"]),
         .target(name: "CV4L2Shims"),
         // Frames, image loading, decoders, sources, the session filter and the registries. No Lua.
-        .target(name: "ScanCore", dependencies: ["CZBar", "CImageShims", "CV4L2Shims"]),
+        .target(name: "ScanCore", dependencies: ["CZBar", "CZXing", "CImageShims", "CV4L2Shims"]),
         .target(name: "ScanStore", dependencies: ["CSQLite"]),
         // The Lua runtime: state, sandbox, limits, the `scan` API, helper modules.
         .target(name: "ScanScript", dependencies: ["ScanCore", "ScanStore", "CLuaShims"],

@@ -91,9 +91,9 @@ final class ScanCommandTests: XCTestCase {
     func testSymbologiesRestrictsAndRejectsUnknownNames() throws {
         let r = try CLI.run(["scan", "--symbologies", "ean13,code128", CLI.fixture("several.png")])
         XCTAssertEqual(Set(r.records.compactMap { $0["symbology"] as? String }), ["ean13", "code128"])
-        let bad = try CLI.run(["scan", "--symbologies", "qrcode,datamatrix", CLI.fixture("several.png")])
+        let bad = try CLI.run(["scan", "--symbologies", "qrcode,dotcode", CLI.fixture("several.png")])
         XCTAssertEqual(bad.status, 2)
-        XCTAssertTrue(bad.stderr.hasPrefix("Error: unknown symbology 'datamatrix'; known: qrcode,ean13,"), bad.stderr)
+        XCTAssertTrue(bad.stderr.hasPrefix("Error: unknown symbology 'dotcode'; known: qrcode,ean13,"), bad.stderr)
         XCTAssertTrue(bad.stderr.contains("Usage: scanlua scan"), bad.stderr)
     }
 

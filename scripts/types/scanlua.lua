@@ -14,7 +14,7 @@
 
 ---One decoded symbol as handlers see it. Read-only: writing a field raises an error.
 ---@class scanlua.Event
----@field symbology string   `qrcode`, `ean13`, `ean8`, `upca`, `upce`, `isbn10`, `isbn13`, `ean2`, `ean5`, `i25`, `databar`, `databar-exp`, `codabar`, `code39`, `code93`, `code128`, `sqcode`
+---@field symbology string   `qrcode`, `ean13`, `ean8`, `upca`, `upce`, `isbn10`, `isbn13`, `ean2`, `ean5`, `i25`, `databar`, `databar-exp`, `codabar`, `code39`, `code93`, `code128`, `sqcode`, `datamatrix`, `pdf417`, `micropdf417`, `aztec`, `microqr`, `rmqr`, `maxicode`, `databar-limited`, `databar-stacked`, `databar-exp-stacked`, `code32`, `pzn`, `telepen`, `dxfilmedge`
 ---@field bytes string       the payload exactly as encoded (a byte string)
 ---@field text string        UTF-8 text of bytes, read with `charset`
 ---@field charset string     `utf-8`, `big5`, `gb18030`, `shift_jis`, `iso-8859-1` or `binary`
@@ -62,6 +62,8 @@
 ---Settings a config gives with scan.options (the command line wins over them).
 ---@class scanlua.Options
 -- BEGIN options (from Option.registry; DocsDriftTests checks it)
+---@field decoders string?               Comma-separated decoders: zbar, zxing (default both; one record per code either way).
+---@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: how hard zxing-cpp tries (rotations, inversions, every binarizer) before giving up on a frame.
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
 ---@field duplicates ("once"|"interval"|"consecutive"|"all")? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
 ---@field interval number?               For --duplicates interval (default 1), in frame capture time.

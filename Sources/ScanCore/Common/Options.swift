@@ -152,6 +152,10 @@ extension Option {
             Option("symbologies", "--symbologies", .text, "LIST",
                    "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
                    + wrapped(Symbology.knownNames, width: 72)),
+            Option("decoders", "--decoders", .text, "LIST", config: true,
+                   "Comma-separated decoders: zbar, zxing (default both; one record per code either way)."),
+            Option("effort", "--effort", .choice(Effort.allCases.map(\.rawValue)), "LEVEL", config: true,
+                   "fast, balanced (default) or thorough: how hard zxing-cpp tries (rotations, inversions,\nevery binarizer) before giving up on a frame."),
             Option("roi", "--roi", .text, "X,Y,W,H", config: true,
                    "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
             Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",

@@ -45,6 +45,29 @@ public struct Symbol: Equatable, Sendable {
     public var modifiers: [String]
     /// For an EAN/UPC code with an EAN-2/EAN-5 add-on: the add-on digits.
     public var addon: String?
+    /// Which decoder read it: `zbar`, `zxing`, `zbar+zxing` when both did, or `lua`.
+    public var decoder = ""
+    /// The AIM symbology identifier (ISO/IEC 15424), e.g. `]Q1`, when the decoder gives it.
+    public var symbologyID: String?
+    /// Error-correction level and version (size) as the decoder names them, e.g. `H` and `3`.
+    public var ecLevel: String?
+    public var version: String?
+    /// The code was read white-on-black / as a mirror image.
+    public var inverted: Bool?
+    public var mirrored: Bool?
+    /// The ECI the code declared for its text (then `text` follows it and `charset` names it).
+    public var eci: Int?
+    /// For a part of a structured-append sequence: its index (0-based), the number of parts, and
+    /// the id the parts share.
+    public var sequence: Sequence?
+
+    /// One part of a structured-append sequence.
+    public struct Sequence: Equatable, Sendable {
+        public var index: Int
+        public var size: Int
+        public var id: String
+        public init(index: Int, size: Int, id: String) { self.index = index; self.size = size; self.id = id }
+    }
 
     public init(symbology: Symbology, bytes: [UInt8], points: [Point] = [], orientation: String = "unknown",
                 quality: Int = 0, modifiers: [String] = [], addon: String? = nil) {

@@ -13,31 +13,58 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
         public let label: String
         /// zbar's `zbar_symbol_type_t` value, when zbar decodes it (checked against zbar by a test).
         public let zbarType: UInt32?
+        /// zxing-cpp's format names for it (`ZXing_BarcodeFormatFromString`), when zxing-cpp reads it:
+        /// the formats asked for, and how results are named (a result's own format, else its
+        /// symbology's first entry here).
+        public let zxing: [String]
         /// On when `--symbologies` is not given.
         public let onByDefault: Bool
+
+        init(name: String, label: String, zbarType: UInt32? = nil, zxing: [String] = [], onByDefault: Bool = true) {
+            self.name = name
+            self.label = label
+            self.zbarType = zbarType
+            self.zxing = zxing
+            self.onByDefault = onByDefault
+        }
     }
 
     /// Every symbology a built-in decoder reads: the one list that flags, the prelude, the event
     /// strings, the decoders and the docs come from. Lua decoders add their own names at run time.
     public static let registry: [Entry] = [
-        Entry(name: "qrcode", label: "QR-Code", zbarType: 64, onByDefault: true),
-        Entry(name: "ean13", label: "EAN-13", zbarType: 13, onByDefault: true),
-        Entry(name: "ean8", label: "EAN-8", zbarType: 8, onByDefault: true),
-        Entry(name: "upca", label: "UPC-A", zbarType: 12, onByDefault: true),
-        Entry(name: "upce", label: "UPC-E", zbarType: 9, onByDefault: true),
+        Entry(name: "qrcode", label: "QR-Code", zbarType: 64, zxing: ["QRCode"]),
+        Entry(name: "ean13", label: "EAN-13", zbarType: 13, zxing: ["EAN13"]),
+        Entry(name: "ean8", label: "EAN-8", zbarType: 8, zxing: ["EAN8"]),
+        Entry(name: "upca", label: "UPC-A", zbarType: 12, zxing: ["UPCA"]),
+        Entry(name: "upce", label: "UPC-E", zbarType: 9, zxing: ["UPCE"]),
         // Off by default: its 10-digit text would replace the 13-digit EAN of every book.
         Entry(name: "isbn10", label: "ISBN-10", zbarType: 10, onByDefault: false),
-        Entry(name: "isbn13", label: "ISBN-13", zbarType: 14, onByDefault: true),
-        Entry(name: "ean2", label: "EAN-2", zbarType: 2, onByDefault: true),
-        Entry(name: "ean5", label: "EAN-5", zbarType: 5, onByDefault: true),
-        Entry(name: "i25", label: "I2/5", zbarType: 25, onByDefault: true),
-        Entry(name: "databar", label: "DataBar", zbarType: 34, onByDefault: true),
-        Entry(name: "databar-exp", label: "DataBar-Exp", zbarType: 35, onByDefault: true),
-        Entry(name: "codabar", label: "Codabar", zbarType: 38, onByDefault: true),
-        Entry(name: "code39", label: "CODE-39", zbarType: 39, onByDefault: true),
-        Entry(name: "code93", label: "CODE-93", zbarType: 93, onByDefault: true),
-        Entry(name: "code128", label: "CODE-128", zbarType: 128, onByDefault: true),
-        Entry(name: "sqcode", label: "SQ-Code", zbarType: 80, onByDefault: true),
+        Entry(name: "isbn13", label: "ISBN-13", zbarType: 14, zxing: ["ISBN"]),
+        Entry(name: "ean2", label: "EAN-2", zbarType: 2, zxing: ["EAN2"]),
+        Entry(name: "ean5", label: "EAN-5", zbarType: 5, zxing: ["EAN5"]),
+        Entry(name: "i25", label: "I2/5", zbarType: 25, zxing: ["ITF", "ITF14"]),
+        Entry(name: "databar", label: "DataBar", zbarType: 34, zxing: ["DataBarOmni"]),
+        Entry(name: "databar-exp", label: "DataBar-Exp", zbarType: 35, zxing: ["DataBarExp"]),
+        Entry(name: "codabar", label: "Codabar", zbarType: 38, zxing: ["Codabar"]),
+        Entry(name: "code39", label: "CODE-39", zbarType: 39, zxing: ["Code39Std", "Code39Ext"]),
+        Entry(name: "code93", label: "CODE-93", zbarType: 93, zxing: ["Code93"]),
+        Entry(name: "code128", label: "CODE-128", zbarType: 128, zxing: ["Code128"]),
+        Entry(name: "sqcode", label: "SQ-Code", zbarType: 80),
+        // zxing-cpp only
+        Entry(name: "datamatrix", label: "DataMatrix", zxing: ["DataMatrix"]),
+        Entry(name: "pdf417", label: "PDF417", zxing: ["PDF417", "CompactPDF417"]),
+        Entry(name: "micropdf417", label: "MicroPDF417", zxing: ["MicroPDF417"]),
+        Entry(name: "aztec", label: "Aztec", zxing: ["Aztec"]),
+        Entry(name: "microqr", label: "MicroQR", zxing: ["MicroQRCode"]),
+        Entry(name: "rmqr", label: "rMQR", zxing: ["RMQRCode"]),
+        Entry(name: "maxicode", label: "MaxiCode", zxing: ["MaxiCode"]),
+        Entry(name: "databar-limited", label: "DataBar-Limited", zxing: ["DataBarLtd"]),
+        Entry(name: "databar-stacked", label: "DataBar-Stacked", zxing: ["DataBarStk", "DataBarStkOmni"]),
+        Entry(name: "databar-exp-stacked", label: "DataBar-Exp-Stacked", zxing: ["DataBarExpStk"]),
+        Entry(name: "code32", label: "Code32", zxing: ["Code32"]),
+        Entry(name: "pzn", label: "PZN", zxing: ["PZN"]),
+        Entry(name: "telepen", label: "Telepen", zxing: ["Telepen"]),
+        Entry(name: "dxfilmedge", label: "DX-FilmEdge", zxing: ["DXFilmEdge"]),
     ]
 
     private static let byName: [String: Entry] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })

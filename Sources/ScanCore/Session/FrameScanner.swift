@@ -170,6 +170,7 @@ public final class FrameScanner: @unchecked Sendable {
         }
         var symbols: [Symbol] = []
         for d in decoders { symbols += d.decode(frame.image, region: region, info: frame.info) }
+        if decoders.count > 1 { symbols = Symbol.merged(symbols) }
         return DecodedFrame(info: frame.info, outcome: .success(symbols), image: keepImages ? frame.image : nil, arrival: arrival)
     }
 }

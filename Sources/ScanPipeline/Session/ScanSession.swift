@@ -44,12 +44,18 @@ public final class ScanSession {
         filter = settings.filter
     }
 
-    /// The decoders every frame goes through, in order: zbar on the workers, then the scripts'
-    /// Lua decoders on this thread. A new backend is one more entry here.
+    /// The decoders every frame goes through, in order: zbar and zxing-cpp on the workers (their
+    /// readings of one code merged into one symbol), then the scripts' Lua decoders on this
+    /// thread. A new backend is one more entry here.
     public func decoders() -> DecoderList {
         var list = DecoderList()
-        let symbologies = settings.symbologies
-        if !symbologies.isEmpty { list.addWorker { ZBarDecoder(symbologies: symbologies) } }
+        let symbologies = settings.symbologies, effort = settings.effort
+        if settings.decoders.contains("zbar") && symbologies.contains(where: { $0.entry?.zbarType != nil }) {
+            list.addWorker { ZBarDecoder(symbologies: symbologies) }
+        }
+        if settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) }) {
+            list.addWorker { ZXingDecoder(symbologies: symbologies, effort: effort) }
+        }
         if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
         return list
     }

@@ -11,10 +11,18 @@ public struct SessionSettings {
     public var limits: StreamLimits
     public var beep: Bool
     public var dryRun: Bool
+    /// Which built-in decoders run (`--decoders`): `zbar`, `zxing`.
+    public var decoders: Set<String>
+    /// How hard zxing-cpp tries (`--effort`).
+    public var effort: Effort
+
+    /// The built-in decoders `--decoders` knows.
+    public static let decoderNames = ["zbar", "zxing"]
 
     public init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
                 symbologies: Set<Symbology> = Symbology.defaultSet, maxPixels: Int = ImageLoader.defaultMaxPixels,
-                limits: StreamLimits = StreamLimits(), beep: Bool = false, dryRun: Bool = false) {
+                limits: StreamLimits = StreamLimits(), beep: Bool = false, dryRun: Bool = false,
+                decoders: Set<String> = Set(SessionSettings.decoderNames), effort: Effort = .balanced) {
         self.filter = filter
         self.region = region
         self.symbologies = symbologies
@@ -22,6 +30,8 @@ public struct SessionSettings {
         self.limits = limits
         self.beep = beep
         self.dryRun = dryRun
+        self.decoders = decoders
+        self.effort = effort
     }
 
     /// - Parameters: `flags` from the command line win over `config` (scan.options), which wins
@@ -44,6 +54,15 @@ public struct SessionSettings {
         s.limits = StreamLimits(maxFrames: o.int("max_frames"), maxFPS: o.double("max_fps"), timeout: o.double("timeout"))
         s.beep = o.bool("beep") ?? false
         s.dryRun = o.bool("dry_run") ?? false
+        if let list = o.string("decoders") {
+            let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            for n in names where !decoderNames.contains(n) {
+                throw OptionError("unknown decoder '\(n)' in --decoders; known: \(decoderNames.joined(separator: ","))")
+            }
+            guard !names.isEmpty else { throw OptionError("--decoders needs zbar, zxing or both") }
+            s.decoders = Set(names)
+        }
+        s.effort = o.string("effort").flatMap(Effort.init(rawValue:)) ?? .balanced
         return s
     }
 

@@ -72,6 +72,18 @@ public struct ScanRecord: Sendable {
         out.append(UInt8(ascii: "}"))
         key("orientation"); JSON.writeString(s.orientation, to: &out)
         key("quality"); int(s.quality)
+        if !s.decoder.isEmpty { key("decoder"); JSON.writeString(s.decoder, to: &out) }
+        if let id = s.symbologyID { key("symbology_id"); JSON.writeString(id, to: &out) }
+        if let eci = s.eci { key("eci"); int(eci) }
+        if let level = s.ecLevel { key("ec_level"); JSON.writeString(level, to: &out) }
+        if let version = s.version { key("version"); JSON.writeString(version, to: &out) }
+        if s.inverted == true { key("inverted"); out += "true".utf8 }
+        if s.mirrored == true { key("mirrored"); out += "true".utf8 }
+        if let q = s.sequence {
+            key("sequence"); out.append(UInt8(ascii: "{"))
+            key("index", first: true); int(q.index); key("size"); int(q.size); key("id"); JSON.writeString(q.id, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
         if !s.modifiers.isEmpty { key("modifiers"); JSON.array(s.modifiers.map { .string($0) }).write(to: &out) }
         if let addon = s.addon { key("addon"); JSON.writeString(addon, to: &out) }
         if let payload { key("payload"); payload.write(to: &out) }

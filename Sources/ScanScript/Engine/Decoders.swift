@@ -89,6 +89,7 @@ extension ScriptEngine {
                 var symbol = Symbol(symbology: Symbology(rawValue: spec.name), bytes: bytes,
                                     points: Symbol.outline(hits.bestPoints), quality: hits.best)
                 symbol.orientation = "unknown"
+                symbol.decoder = "lua"
                 symbols.append(symbol)
             }
         }

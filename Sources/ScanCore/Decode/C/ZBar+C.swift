@@ -112,8 +112,10 @@ public final class ZBarDecoder: FrameDecoder {
         var modifiers: [String] = []
         if mods & (1 << ZBAR_MOD_GS1.rawValue) != 0 { modifiers.append("gs1") }
         if mods & (1 << ZBAR_MOD_AIM.rawValue) != 0 { modifiers.append("aim") }
-        return Symbol(symbology: Symbology(rawValue: name), bytes: bytes, points: Geometry.outline(points), orientation: orientation,
-                      quality: Int(zbar_symbol_get_quality(s)), modifiers: modifiers, addon: addon)
+        var symbol = Symbol(symbology: Symbology(rawValue: name), bytes: bytes, points: Geometry.outline(points),
+                            orientation: orientation, quality: Int(zbar_symbol_get_quality(s)), modifiers: modifiers, addon: addon)
+        symbol.decoder = "zbar"
+        return symbol
     }
 
     private static func data(of s: OpaquePointer) -> [UInt8] {

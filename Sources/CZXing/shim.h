@@ -1,0 +1,1 @@
+#include <ZXing/ZXingC.h>

@@ -1,0 +1,56 @@
+extension Symbol {
+    /// One symbol per physical code: symbols with the same symbology and bytes at overlapping
+    /// places (two decoders, or two passes of one) become one, with the richer fields of each.
+    /// The order is that of each code's first reading.
+    public static func merged(_ symbols: [Symbol]) -> [Symbol] {
+        var out: [Symbol] = []
+        for s in symbols {
+            if let i = out.firstIndex(where: { $0.isSameCode(as: s) }) {
+                out[i] = out[i].merging(s)
+            } else {
+                out.append(s)
+            }
+        }
+        return out
+    }
+
+    /// Same symbology and bytes, and their boxes overlap (or one has no place). zbar converts
+    /// the text of some ECI codes to UTF-8 even in binary mode: its bytes are then the other
+    /// reading's text.
+    func isSameCode(as other: Symbol) -> Bool {
+        guard symbology == other.symbology else { return false }
+        guard bytes == other.bytes || (other.eci != nil && bytes == Array(other.text.utf8))
+            || (eci != nil && other.bytes == Array(text.utf8)) else { return false }
+        if points.isEmpty || other.points.isEmpty { return true }
+        let a = bbox, b = other.bbox
+        return a.x <= b.x + b.width && b.x <= a.x + a.width && a.y <= b.y + b.height && b.y <= a.y + a.height
+    }
+
+    /// This symbol with what `other` knows and it does not: a declared charset, identifiers,
+    /// error-correction data, a four-corner outline, an add-on.
+    func merging(_ other: Symbol) -> Symbol {
+        var m = self
+        if m.eci == nil, let eci = other.eci {
+            // The reading that saw the declared charset has the payload as encoded.
+            m.eci = eci
+            m.bytes = other.bytes
+            m.text = other.text
+            m.charset = other.charset
+        }
+        // A decoder that reports four corners (zxing-cpp) outlines better than scan points (zbar's linear codes).
+        if other.points.count == 4 && m.points.count != 4 { m.points = other.points; m.bbox = other.bbox }
+        if m.orientation == "unknown" { m.orientation = other.orientation }
+        m.quality = max(m.quality, other.quality)
+        for mod in other.modifiers where !m.modifiers.contains(mod) { m.modifiers.append(mod) }
+        m.addon = m.addon ?? other.addon
+        m.symbologyID = m.symbologyID ?? other.symbologyID
+        m.ecLevel = m.ecLevel ?? other.ecLevel
+        m.version = m.version ?? other.version
+        m.inverted = m.inverted ?? other.inverted
+        m.mirrored = m.mirrored ?? other.mirrored
+        m.sequence = m.sequence ?? other.sequence
+        let names = Set((m.decoder + "+" + other.decoder).split(separator: "+").map(String.init))
+        m.decoder = ["zbar", "zxing", "lua"].filter(names.contains).joined(separator: "+")
+        return m
+    }
+}
