@@ -18,18 +18,36 @@ extension Symbol {
     /// the text of some ECI codes to UTF-8 even in binary mode: its bytes are then the other
     /// reading's text.
     func isSameCode(as other: Symbol) -> Bool {
+        // A variant and the symbology another reader takes it for (Code 32 read as Code 39):
+        // their texts differ, their places do not.
+        if isVariant(of: other) || other.isVariant(of: self) { return overlaps(other) && !points.isEmpty }
         guard symbology == other.symbology else { return false }
         guard bytes == other.bytes || (other.eci != nil && bytes == Array(other.text.utf8))
             || (eci != nil && other.bytes == Array(text.utf8)) else { return false }
-        if points.isEmpty || other.points.isEmpty { return true }
+        return points.isEmpty || other.points.isEmpty || overlaps(other)
+    }
+
+    func isVariant(of other: Symbol) -> Bool { symbology.entry?.readsAs == other.symbology.rawValue }
+
+    /// The boxes overlap, give or take a tenth of the larger one (a stacked code that one reader
+    /// outlines whole and the other by its last row).
+    func overlaps(_ other: Symbol) -> Bool {
         let a = bbox, b = other.bbox
-        return a.x <= b.x + b.width && b.x <= a.x + a.width && a.y <= b.y + b.height && b.y <= a.y + a.height
+        let m = max(8, max(a.width, a.height, b.width, b.height) / 10)
+        return a.x <= b.x + b.width + m && b.x <= a.x + a.width + m && a.y <= b.y + b.height + m && b.y <= a.y + a.height + m
     }
 
     /// This symbol with what `other` knows and it does not: a declared charset, identifiers,
     /// error-correction data, a four-corner outline, an add-on.
     func merging(_ other: Symbol) -> Symbol {
         var m = self
+        if other.isVariant(of: self) {
+            // The reader that knows the variant has its meaning (Code 32's digits, not its Code 39 letters).
+            m.symbology = other.symbology
+            m.bytes = other.bytes
+            m.text = other.text
+            m.charset = other.charset
+        }
         if m.eci == nil, let eci = other.eci {
             // The reading that saw the declared charset has the payload as encoded.
             m.eci = eci

@@ -19,13 +19,18 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
         public let zxing: [String]
         /// On when `--symbologies` is not given.
         public let onByDefault: Bool
+        /// The symbology a reader without this variant reports it as (zbar reads a Code 32 as
+        /// Code 39, a stacked DataBar as DataBar): the two readings are one code.
+        public let readsAs: String?
 
-        init(name: String, label: String, zbarType: UInt32? = nil, zxing: [String] = [], onByDefault: Bool = true) {
+        init(name: String, label: String, zbarType: UInt32? = nil, zxing: [String] = [], onByDefault: Bool = true,
+             readsAs: String? = nil) {
             self.name = name
             self.label = label
             self.zbarType = zbarType
             self.zxing = zxing
             self.onByDefault = onByDefault
+            self.readsAs = readsAs
         }
     }
 
@@ -59,10 +64,10 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
         Entry(name: "rmqr", label: "rMQR", zxing: ["RMQRCode"]),
         Entry(name: "maxicode", label: "MaxiCode", zxing: ["MaxiCode"]),
         Entry(name: "databar-limited", label: "DataBar-Limited", zxing: ["DataBarLtd"]),
-        Entry(name: "databar-stacked", label: "DataBar-Stacked", zxing: ["DataBarStk", "DataBarStkOmni"]),
-        Entry(name: "databar-exp-stacked", label: "DataBar-Exp-Stacked", zxing: ["DataBarExpStk"]),
-        Entry(name: "code32", label: "Code32", zxing: ["Code32"]),
-        Entry(name: "pzn", label: "PZN", zxing: ["PZN"]),
+        Entry(name: "databar-stacked", label: "DataBar-Stacked", zxing: ["DataBarStk", "DataBarStkOmni"], readsAs: "databar"),
+        Entry(name: "databar-exp-stacked", label: "DataBar-Exp-Stacked", zxing: ["DataBarExpStk"], readsAs: "databar-exp"),
+        Entry(name: "code32", label: "Code32", zxing: ["Code32"], readsAs: "code39"),
+        Entry(name: "pzn", label: "PZN", zxing: ["PZN"], readsAs: "code39"),
         Entry(name: "telepen", label: "Telepen", zxing: ["Telepen"]),
         Entry(name: "dxfilmedge", label: "DX-FilmEdge", zxing: ["DXFilmEdge"]),
     ]

@@ -145,11 +145,13 @@ public final class ZXingDecoder: FrameDecoder {
         ZXing_free(raw)
         let id = string(ZXing_Barcode_symbologyIdentifier(b))
         let extra = string(ZXing_Barcode_extra(b, nil)).flatMap { JSON(parsing: Array($0.utf8)) }
-        // EAN/UPC add-ons come after the main digits, separated by a space.
+        // EAN/UPC add-ons come right after the main digits (or after a space): the add-on goes to `addon`.
         var addon: String?
-        if case .string(let a)? = extra?["EanAddOn"], !a.isEmpty {
+        if case .string(let a)? = extra?["EanAddOn"], !a.isEmpty, bytes.count > a.utf8.count,
+           bytes.suffix(a.utf8.count).elementsEqual(a.utf8) {
             addon = a
-            if let space = bytes.lastIndex(of: 0x20) { bytes = Array(bytes[..<space]) }
+            bytes = Array(bytes.dropLast(a.utf8.count))
+            if bytes.last == 0x20 { bytes.removeLast() }
         }
         let p = ZXing_Barcode_position(b)
         let corners = [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) }
