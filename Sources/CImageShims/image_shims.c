@@ -38,7 +38,7 @@ static void jpeg_guard_warn(j_common_ptr cinfo, int level) {
         g->truncated = 1;
 }
 
-int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels,
+int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned reduction,
                         scanlua_gray_image *out, char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     jpeg_guard guard;
@@ -68,6 +68,12 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels,
         return SCANLUA_IMAGE_TOO_LARGE;
     }
     cinfo.out_color_space = JCS_GRAYSCALE;  /* libjpeg converts from YCbCr/CMYK */
+    if (reduction == 2 || reduction == 4 || reduction == 8) {
+        cinfo.scale_num = 1;
+        cinfo.scale_denom = reduction;
+    }
+    out->source_width = cinfo.image_width;
+    out->source_height = cinfo.image_height;
     jpeg_start_decompress(&cinfo);
     size_t stride = cinfo.output_width;
     pixels = malloc(stride * cinfo.output_height);
@@ -91,6 +97,8 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels,
     out->pixels = pixels;
     out->width = cinfo.output_width;
     out->height = cinfo.output_height;
+    out->source_width = cinfo.image_width;
+    out->source_height = cinfo.image_height;
     jpeg_destroy_decompress(&cinfo);
     return SCANLUA_IMAGE_OK;
 }

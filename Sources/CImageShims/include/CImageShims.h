@@ -25,11 +25,15 @@ typedef struct scanlua_gray_image {
     uint8_t *pixels;
     uint32_t width;
     uint32_t height;
+    uint32_t source_width;   /* the image's own size, before any reduction */
+    uint32_t source_height;
 } scanlua_gray_image;
 
 /* Decode a JPEG straight to 8-bit grayscale. Dimensions are checked against
-** max_pixels after reading the header and before any pixel allocation. */
-int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels,
+** max_pixels after reading the header and before any pixel allocation.
+** reduction 2, 4 or 8 decodes at 1/2, 1/4 or 1/8 size by libjpeg's DCT scaling
+** (far less work than decoding full size); 1 is full size. */
+int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned reduction,
                         scanlua_gray_image *out, char *err, size_t errlen);
 
 /* Decode a PNG (any bit depth, palette, 16-bit) to 8-bit grayscale, with

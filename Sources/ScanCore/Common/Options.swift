@@ -223,7 +223,10 @@ extension Option {
                    "Stream 640x480 and 1280x720 frames made from --image through a session with the\n"
                    + "shipped handlers: frames/s and latency to the handlers at 15 fps; then zbarimg\non the same frames."),
             Option("frames", "--frames", .integer(1...100_000), "N", "Frames per stream (default 200)."),
-            Option("image", "--image", .text, "IMAGE", "The picture of --stream (default examples/images/einvoice-pair.jpg)."),
+            Option("photo", "--photo", .flag, "",
+                   "A 12 MP photo (4000x3000 JPEG, a QR and an EAN-13; made by scripts/make-photo, or\n--image) through scanlua scan, zbarimg and ZXingReader -noscale: wall time and peak memory."),
+            Option("image", "--image", .text, "IMAGE",
+                   "The picture of --stream (default examples/images/einvoice-pair.jpg), or the photo of --photo."),
             Option("bench_script", "--script", .text, "FILE", "Benchmark the handlers or decoders of FILE instead of the built-in ones."),
         ]),
         // scanlua run

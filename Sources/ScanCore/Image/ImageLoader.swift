@@ -23,6 +23,21 @@ public struct ImageLoader: Sendable {
         return try decode(data, name: path)
     }
 
+    /// Reads the file at `path` (or refuses it), without decoding it yet.
+    public func read(path: String) throws(ImageError) -> Data {
+        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .unreadable(path: path, reason: fileErrorReason(error))
+        }
+    }
+
+    /// Decodes image bytes at 1/`reduction` size (2, 4 or 8; 1 is full size): JPEG straight
+    /// from its DCT coefficients, other formats decoded whole and box-filtered.
+    public func decode(_ data: Data, name: String, reduction: Int) throws(ImageError) -> GrayImage {
+        guard reduction > 1 else { return try decode(data, name: name) }
+        if ImageFormat.sniff(data) == .jpeg { return try JPEGDecoder.decode(data, name: name, maxPixels: maxPixels, reduction: reduction) }
+        return try decode(data, name: name).reduced(by: reduction)
+    }
+
     /// Decodes image bytes; `name` is what errors call the input (a path, or "-" for stdin).
     public func decode(_ data: Data, name: String) throws(ImageError) -> GrayImage {
         let format = ImageFormat.sniff(data)

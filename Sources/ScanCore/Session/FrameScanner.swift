@@ -34,6 +34,7 @@ public final class FrameScanner: @unchecked Sendable {
     private let loader: ImageLoader
     private let region: Region?
     private let keepImages: Bool
+    private let pyramid: Pyramid
     private let limits: StreamLimits
     private let workers: Int
     private let capacity: Int
@@ -49,7 +50,10 @@ public final class FrameScanner: @unchecked Sendable {
     public private(set) var droppedByDecoder = 0
 
     public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
-                limits: StreamLimits = StreamLimits(), workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+                limits: StreamLimits = StreamLimits(), pyramid: Pyramid = Pyramid(effort: .balanced),
+                workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+        // A region in pixels is in full-frame terms: no reduced pass then.
+        self.pyramid = region.map { $0.isFraction } ?? true ? pyramid : Pyramid(effort: .thorough)
         self.source = source
         self.decoders = decoders
         self.loader = loader
@@ -150,27 +154,92 @@ public final class FrameScanner: @unchecked Sendable {
         }
     }
 
+    /// Loads the item if it is a file, and runs the worker decoders: on a large frame first at a
+    /// reduced size (the scale pyramid), at full size only if that found nothing.
     private func decode(_ item: SourceItem, with decoders: [FrameDecoder], arrival: DispatchTime) -> DecodedFrame {
-        let frame: Frame
-        switch item {
-        case .frame(let f): frame = f
-        case .file(let input):
-            do throws(ImageError) {
-                let image: GrayImage
+        var info: FrameInfo
+        var full: GrayImage?
+        var data: Data?
+        var symbols: [Symbol] = []
+        do throws(ImageError) {
+            switch item {
+            case .frame(let f):
+                info = f.info
+                full = f.image
+            case .file(let input):
+                info = FrameInfo(source: input.name)
                 switch input {
-                case .file(let path): image = try loader.load(path: path)
-                case .data(let data, let name): image = try loader.decode(data, name: name)
-                case .stdin: image = try loader.decode(FileHandle.standardInput.readDataToEndOfFile(), name: "-")
+                case .file(let path): data = try loader.read(path: path)
+                case .data(let d, _): data = d
+                case .stdin: data = FileHandle.standardInput.readDataToEndOfFile()
                 case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
                 }
-                frame = Frame(info: FrameInfo(source: input.name, width: image.width, height: image.height), image: image)
-            } catch {
-                return DecodedFrame(info: FrameInfo(source: input.name), outcome: .failure(error), image: nil, arrival: arrival)
             }
+            // The small pass: a JPEG file is decoded small from its DCT coefficients.
+            var small: (image: GrayImage, k: Int)?
+            if let data, ImageFormat.sniff(data) == .jpeg, let k = jpegReduction(data) {
+                let image = try loader.decode(data, name: info.source, reduction: k)
+                small = (image, k)
+                info.width = image.width * k
+                info.height = image.height * k
+            } else {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full, let k = pyramid.reduction(width: image.width, height: image.height) {
+                    small = (image.reduced(by: k), k)
+                }
+            }
+            if let small {
+                symbols = run(decoders, on: small.image, info: info).map { $0.scaled(by: small.k) }
+            }
+            if symbols.isEmpty || keepImages {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full {
+                    info.width = image.width
+                    info.height = image.height
+                    if symbols.isEmpty { symbols = run(decoders, on: image, info: info) }
+                }
+            }
+        } catch {
+            return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
         }
-        var symbols: [Symbol] = []
-        for d in decoders { symbols += d.decode(frame.image, region: region, info: frame.info) }
-        if decoders.count > 1 { symbols = Symbol.merged(symbols) }
-        return DecodedFrame(info: frame.info, outcome: .success(symbols), image: keepImages ? frame.image : nil, arrival: arrival)
+        return DecodedFrame(info: info, outcome: .success(symbols), image: keepImages ? full : nil, arrival: arrival)
     }
+
+    /// The JPEG's reduction for its small pass, from its header (nil: small enough already).
+    private func jpegReduction(_ data: Data) -> Int? {
+        guard let (w, h) = JPEGHeader.size(data) else { return nil }
+        return pyramid.reduction(width: w, height: h)
+    }
+
+    /// The decoders on one image, side by side on their own threads (a large photo's work spread
+    /// over the cores); each decoder instance is still used by one thread at a time.
+    private func run(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
+        guard decoders.count > 1 else { return decoders.first?.decode(image, region: region, info: info) ?? [] }
+        let results = SymbolSlots(count: decoders.count)
+        let region = self.region
+        let shared = UncheckedDecoders(decoders)
+        DispatchQueue.concurrentPerform(iterations: decoders.count) { i in
+            results.set(i, shared.decoders[i].decode(image, region: region, info: info))
+        }
+        return Symbol.merged(results.all)
+    }
+}
+
+/// A worker's decoders handed to the threads of one image: each index goes to one thread only.
+private struct UncheckedDecoders: @unchecked Sendable {
+    let decoders: [FrameDecoder]
+    init(_ decoders: [FrameDecoder]) { self.decoders = decoders }
+}
+
+/// Write-once slots for the decoders of one image, filled concurrently, read after all finished.
+private final class SymbolSlots: @unchecked Sendable {
+    private var slots: [[Symbol]]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: [], count: count) }
+    func set(_ i: Int, _ symbols: [Symbol]) {
+        lock.lock()
+        slots[i] = symbols
+        lock.unlock()
+    }
+    var all: [Symbol] { slots.flatMap { $0 } }
 }

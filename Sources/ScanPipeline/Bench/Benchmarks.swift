@@ -202,4 +202,56 @@ public enum Benchmarks {
         Console.write(String(format: "  zbarimg %@: %.1f frames/s, %d lines of output (one process, one thread)\n",
                              label, Double(frames.count) / s, lines))
     }
+
+    /// `--photo`: a 12 MP photo (made by scripts/make-photo unless `image` is given) through
+    /// `scanlua scan` and the other readers, each as its own process, `runs` times: median wall
+    /// time, peak memory, what each found, and the ratios.
+    public static func photo(image: String?, runs: Int, scanlua: String, scriptsDirectory: String?) throws {
+        var path = image ?? ""
+        var cleanup: URL?
+        if image == nil {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-photo-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            cleanup = dir
+            path = dir.appendingPathComponent("photo-12mp.jpg").path
+            let maker = (scriptsDirectory ?? "scripts") + "/make-photo"
+            guard FileManager.default.isExecutableFile(atPath: maker), runCommand(maker, [path])?.status == 0 else {
+                Console.write("bench --photo: cannot make the photo with \(maker) (scripts/install-deps test installs its tools)\n")
+                return
+            }
+        }
+        defer { if let cleanup { try? FileManager.default.removeItem(at: cleanup) } }
+        let readers: [(name: String, path: String, args: [String])] = [
+            ("scanlua scan", scanlua, ["scan", "--raw", "--no-default-scripts", path]),
+            ("zbarimg", "/usr/bin/zbarimg", ["-q", "--raw", "--nodbus", path]),
+            ("ZXingReader -noscale", "/usr/bin/ZXingReader", ["-noscale", path]),
+        ]
+        Console.write("photo \(path), median of \(runs) runs, one process each:\n")
+        var medians: [String: Double] = [:]
+        for r in readers {
+            guard FileManager.default.isExecutableFile(atPath: r.path) else {
+                Console.write("  \(r.name): not installed (scripts/install-deps bench)\n")
+                continue
+            }
+            var times: [Double] = [], rss = 0, found = ""
+            for _ in 0..<runs {
+                guard let run = runCommand(r.path, r.args) else { continue }
+                times.append(run.seconds)
+                rss = max(rss, run.maxRSSKiB)
+                found = run.stdout
+            }
+            guard !times.isEmpty else { continue }
+            let codes = found.split(separator: "\n").filter {
+                r.name.hasPrefix("ZXing") ? $0.hasPrefix("Text:") : !$0.isEmpty
+            }.map { $0.replacingOccurrences(of: "Text:", with: "").trimmingCharacters(in: .whitespaces) }
+            medians[r.name] = median(times)
+            Console.write(String(format: "  %@: %.3f s, peak %.0f MB, %d codes: %@\n", r.name, median(times), Double(rss) / 1024,
+                                 codes.count, codes.joined(separator: ", ")))
+        }
+        if let s = medians["scanlua scan"] {
+            for (name, t) in medians where name != "scanlua scan" {
+                Console.write(String(format: "  scanlua / %@: %.2fx the wall time\n", name, s / t))
+            }
+        }
+    }
 }

@@ -65,7 +65,7 @@ public final class ScanSession {
     public func run(_ source: FrameSource) -> SessionReport {
         let decoders = decoders()
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
-                                   region: settings.region, limits: settings.limits)
+                                   region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort))
         let frameHooks = engine.hookCount("frame") > 0
         engine.sessionStarted()
         do {

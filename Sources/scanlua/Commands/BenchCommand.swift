@@ -8,7 +8,7 @@ enum BenchCommand {
     static let command = Command(
         name: "bench",
         abstract: "Measure: Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
-        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE]",
+        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE]\n       scanlua bench --photo [--image JPEG] [--repeat R]",
         options: Option.names(in: [.bench]) + ["roi"],
         notes: "Figures are medians of the runs; compare ratios, not times, across machines.",
         run: run)
@@ -27,6 +27,12 @@ enum BenchCommand {
         }
         func load(_ path: String) -> GrayImage? {
             do { return try ImageLoader().load(path: path) } catch { Console.error("scanlua: \(error)\n"); return nil }
+        }
+        if o.bool("photo") == true {
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            try Benchmarks.photo(image: o.string("image"), runs: repeats, scanlua: exe,
+                                 scriptsDirectory: ScriptSetup.shippedScriptsDirectory())
+            return ExitStatus.success
         }
         if o.bool("stream") == true {
             let path = o.string("image") ?? "examples/images/einvoice-pair.jpg"
@@ -47,7 +53,7 @@ enum BenchCommand {
                              scriptName: script)
             return ExitStatus.success
         }
-        guard let count = o.int("simulate") else { throw UsageError("missing '--simulate N', '--frame IMAGE' or '--stream'") }
+        guard let count = o.int("simulate") else { throw UsageError("missing '--simulate N', '--frame IMAGE', '--stream' or '--photo'") }
         try Benchmarks.simulate(engine: try engine(true), count: count, repeats: repeats, prefix: o.string("prefix") ?? "BENCH-")
         return ExitStatus.success
     }

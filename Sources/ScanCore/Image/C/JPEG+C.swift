@@ -3,9 +3,12 @@ internal import CImageShims
 import Foundation
 
 enum JPEGDecoder {
-    /// Decodes JPEG bytes to grayscale. The corresponding C function is `scanlua_jpeg_decode`.
-    static func decode(_ data: Data, name: String, maxPixels: Int) throws(ImageError) -> GrayImage {
-        try decodeWithShim(data, name: name, format: "JPEG", maxPixels: maxPixels, scanlua_jpeg_decode)
+    /// Decodes JPEG bytes to grayscale, at 1/`reduction` size (1, 2, 4 or 8) by DCT scaling.
+    /// The corresponding C function is `scanlua_jpeg_decode`.
+    static func decode(_ data: Data, name: String, maxPixels: Int, reduction: Int = 1) throws(ImageError) -> GrayImage {
+        try decodeWithShim(data, name: name, format: "JPEG", maxPixels: maxPixels) { buf, len, max, out, err, errlen in
+            scanlua_jpeg_decode(buf, len, max, UInt32(reduction), out, err, errlen)
+        }
     }
 }
 
