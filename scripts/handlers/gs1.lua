@@ -198,15 +198,21 @@ end
 
 -- }===========================================================
 
+-- DataBar of every kind carries GS1 data; the others when the decoder saw FNC1 first (`gs1`).
+local always_gs1 = { ["databar"] = true, ["databar-exp"] = true, ["databar-limited"] = true,
+                     ["databar-stacked"] = true, ["databar-exp-stacked"] = true }
+
 scan.parser {
   name = "gs1",
-  symbologies = { "code128", "databar", "databar-exp", "qrcode" },
+  symbologies = { "code128", "databar", "databar-exp", "databar-limited", "databar-stacked", "databar-exp-stacked",
+                  "qrcode", "datamatrix", "aztec", "rmqr" },
   priority = 30,
   when = function(ev)
-    -- GS1 data: DataBar always; Code 128 and QR when zbar saw FNC1 first; bracketed HRI text.
+    -- GS1 data: DataBar always; Code 128, QR, DataMatrix, Aztec and rMQR when the decoder saw FNC1
+    -- first; bracketed HRI text.
     local gs1_mod = false
     for _, m in ipairs(ev.modifiers) do if m == "gs1" then gs1_mod = true end end
-    return ev.symbology == "databar" or ev.symbology == "databar-exp" or gs1_mod or ev.text:match("^%(%d%d") ~= nil
+    return always_gs1[ev.symbology] or gs1_mod or ev.text:match("^%(%d%d") ~= nil
   end,
   parse = function(ev) return gs1.parse_elements(ev.text) end,
 }

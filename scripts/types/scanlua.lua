@@ -17,7 +17,7 @@
 ---@field symbology string   `qrcode`, `ean13`, `ean8`, `upca`, `upce`, `isbn10`, `isbn13`, `ean2`, `ean5`, `i25`, `databar`, `databar-exp`, `codabar`, `code39`, `code93`, `code128`, `sqcode`, `datamatrix`, `pdf417`, `micropdf417`, `aztec`, `microqr`, `rmqr`, `maxicode`, `databar-limited`, `databar-stacked`, `databar-exp-stacked`, `code32`, `pzn`, `telepen`, `dxfilmedge`
 ---@field bytes string       the payload exactly as encoded (a byte string)
 ---@field text string        UTF-8 text of bytes, read with `charset`
----@field charset string     `utf-8`, `big5`, `gb18030`, `shift_jis`, `iso-8859-1` or `binary`
+---@field charset string     `utf-8`, `big5`, `gb18030`, `shift_jis`, `iso-8859-1`, `binary`, or the charset the code declared by ECI (`gb2312`, `shift_jis`, ...)
 ---@field points scanlua.Point[] QR corners, or the outline of a linear code, in image pixels
 ---@field bbox scanlua.Box
 ---@field orientation string `up`, `right`, `down`, `left` or `unknown`
@@ -27,6 +27,8 @@
 ---@field source string      file path, `-`, or `simulate`
 ---@field frame integer      frame index within the source (0 for still images)
 ---@field time number        capture time, seconds since 1970
+---@field decoder string     `zbar`, `zxing`, `zbar+zxing` (both read it) or `lua`
+---@field symbology_id string?  the AIM symbology identifier, e.g. `]Q1`, `]d2` (GS1 DataMatrix)
 ---@field siblings scanlua.Event[] the other symbols of the same frame (no siblings of their own)
 
 ---What a parser returns: any table; `type` defaults to the parser's name.

@@ -60,6 +60,8 @@ public struct Symbol: Equatable, Sendable {
     /// For a part of a structured-append sequence: its index (0-based), the number of parts, and
     /// the id the parts share.
     public var sequence: Sequence?
+    /// For the whole message of a structured-append sequence: how many parts were joined.
+    public var joinedParts: Int?
 
     /// One part of a structured-append sequence.
     public struct Sequence: Equatable, Sendable {

@@ -67,6 +67,7 @@ extension Symbol {
         m.inverted = m.inverted ?? other.inverted
         m.mirrored = m.mirrored ?? other.mirrored
         m.sequence = m.sequence ?? other.sequence
+        m.joinedParts = m.joinedParts ?? other.joinedParts
         let names = Set((m.decoder + "+" + other.decoder).split(separator: "+").map(String.init))
         m.decoder = ["zbar", "zxing", "lua"].filter(names.contains).joined(separator: "+")
         return m

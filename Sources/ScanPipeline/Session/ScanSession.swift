@@ -34,6 +34,7 @@ public final class ScanSession {
     public var onFrameDecoded: ((DispatchTime) -> Void)?
     public private(set) var report = SessionReport()
     private var filter: SessionFilter
+    private var sequences = StructuredAppendJoiner()
 
     public init(settings: SessionSettings, engine: ScriptEngine, sink: RecordSink) {
         self.settings = settings
@@ -91,6 +92,10 @@ public final class ScanSession {
             if let image = frame.image {
                 for d in sessionDecoders { symbols += d.decode(image, region: settings.region, info: frame.info) }
             }
+            // Structured-append parts complete their message here or in a later frame; zbar's own
+            // joining of a QR sequence merges with ours.
+            let joined = sequences.add(symbols)
+            if !joined.isEmpty { symbols = Symbol.merged(symbols + joined) }
             report.frames += 1
             if symbols.isEmpty { report.emptyFrames += 1 }
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }

@@ -84,6 +84,7 @@ public struct ScanRecord: Sendable {
             key("index", first: true); int(q.index); key("size"); int(q.size); key("id"); JSON.writeString(q.id, to: &out)
             out.append(UInt8(ascii: "}"))
         }
+        if let n = s.joinedParts { key("joined_parts"); int(n) }
         if !s.modifiers.isEmpty { key("modifiers"); JSON.array(s.modifiers.map { .string($0) }).write(to: &out) }
         if let addon = s.addon { key("addon"); JSON.writeString(addon, to: &out) }
         if let payload { key("payload"); payload.write(to: &out) }

@@ -219,7 +219,7 @@ end
 -- summary} when there are any.
 -- core.batch_done counts the events finished, so the host can go on after a dispatcher
 -- failure (memory exhausted between handlers) with only that one event lost to it.
-local event_from, SLOTS = core.event_from, 11
+local event_from, SLOTS = core.event_from, 13
 local done = 0
 function core.dispatch_batch(values, n)
   done = 0

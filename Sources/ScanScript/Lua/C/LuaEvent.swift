@@ -5,17 +5,20 @@ import ScanCore
 /// Strings the nested event tables use, interned once: pushing a cached string is an array
 /// read, pushing a new one hashes it again.
 private let eventKeys = ["symbology", "text", "bytes", "charset", "orientation", "quality", "source", "frame", "time",
-                         "addon", "points", "bbox", "modifiers", "siblings", "x", "y", "width", "height"]
+                         "addon", "points", "bbox", "modifiers", "siblings", "x", "y", "width", "height",
+                         "decoder", "symbology_id"]
 
 private enum Key: Int {
     case symbology = 1, text, bytes, charset, orientation, quality, source, frame, time
     case addon, points, bbox, modifiers, siblings, x, y, width, height
+    case decoder, symbologyID
 }
 
 /// The values of one event in a batch, in this order (prelude/views.lua, `event_from`, reads them):
 /// symbology, text, bytes, charset, orientation, quality, source, frame, time, nested (a table
-/// of points, bbox, modifiers and siblings, or false when all are empty), addon (or false).
-let eventSlots = 11
+/// of points, bbox, modifiers and siblings, or false when all are empty), addon, decoder,
+/// symbology_id (false when absent).
+let eventSlots = 13
 
 extension LuaState {
     /// Pushes the flat list of events' values the prelude's `dispatch_batch` reads, one run of
@@ -51,6 +54,9 @@ extension LuaState {
             lua_rawseti(L, list, k + 9)
             if let addon = s.addon { pushString(addon) } else { lua_pushboolean(L, 0) }
             lua_rawseti(L, list, k + 10)
+            pushString(s.decoder); lua_rawseti(L, list, k + 11)
+            if let id = s.symbologyID { pushString(id) } else { lua_pushboolean(L, 0) }
+            lua_rawseti(L, list, k + 12)
             k += lua_Integer(eventSlots)
         }
         if keys != 0 { pop() }
@@ -93,6 +99,8 @@ extension LuaState {
                 set(.frame, keys) { lua_pushinteger(L, lua_Integer(info.index)) }
                 set(.time, keys) { lua_pushnumber(L, info.time.timeIntervalSince1970) }
                 if let addon = sib.addon { set(.addon, keys) { pushString(addon) } }
+                set(.decoder, keys) { pushString(sib.decoder) }
+                if let id = sib.symbologyID { set(.symbologyID, keys) { pushString(id) } }
                 pushGeometry(sib, keys: keys)
                 lua_rawseti(L, -2, lua_Integer(i + 1))
             }
