@@ -5,7 +5,8 @@
 /// 2. Bytes with C0 controls other than tab, CR, LF and the GS1/ISO 15434 separators (FS, GS, RS, EOT),
 ///    or a NUL, are `binary`: `text` maps each byte to U+0000...U+00FF, losslessly; use `bytes`.
 /// 3. Otherwise each of Big5, GB18030, Shift-JIS that iconv converts without error is scored by how much
-///    its double-byte characters look like ordinary text in that charset, and ISO-8859-1 by how much its
+///    its double-byte characters look like ordinary text in that charset (byte ranges, and for Big5 and
+///    GB18030 how many are among their script's most frequent hanzi), and ISO-8859-1 by how much its
 ///    high bytes look like accented letters inside words (see ``score(_:charset:)``). The highest score wins;
 ///    ties go to the earlier of Big5, GB18030, Shift-JIS, ISO-8859-1, so Taiwan e-invoices (Big5 or UTF-8)
 ///    are never read as Shift-JIS mojibake.
@@ -20,12 +21,32 @@ public enum TextDecoding {
         var best: (text: String, charset: String, score: Double)?
         for (charset, iconvName) in [("big5", "BIG5"), ("gb18030", "GB18030"), ("shift_jis", "SHIFT_JIS")] {
             guard let text = Iconv.toUTF8(bytes, from: iconvName) else { continue }
-            let s = score(bytes, charset: charset)
+            let s = score(bytes, charset: charset) + commonness(text, charset: charset)
             if best == nil || s > best!.score { best = (text, charset, s) }
         }
         let latin = score(bytes, charset: "iso-8859-1")
         if let best, best.score >= latin { return (best.text, best.charset) }
         return (latin1(bytes), "iso-8859-1")
+    }
+
+    /// A tie-breaker below half a point: 0.49 times the share of the text's hanzi that are among
+    /// the 2500 most frequent of the charset's script (traditional for Big5, simplified for
+    /// GB18030; ``CommonHanzi``). The byte ranges of Big5 and GB2312 overlap, so short texts such
+    /// as 北京 (GB18030) score alike on bytes; the half-point steps of the byte score still decide
+    /// everything else.
+    static func commonness(_ text: String, charset: String) -> Double {
+        let common: Set<Character>
+        switch charset {
+        case "big5": common = CommonHanzi.traditional
+        case "gb18030": common = CommonHanzi.simplified
+        default: return 0
+        }
+        var hanzi = 0, frequent = 0
+        for c in text where c.unicodeScalars.first.map({ $0.value >= 0x4E00 && $0.value <= 0x9FFF }) ?? false {
+            hanzi += 1
+            if common.contains(c) { frequent += 1 }
+        }
+        return hanzi == 0 ? 0 : 0.49 * Double(frequent) / Double(hanzi)
     }
 
     /// Each byte as the code point of the same value (ISO-8859-1), which loses nothing.

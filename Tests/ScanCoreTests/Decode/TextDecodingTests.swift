@@ -19,6 +19,10 @@ final class TextDecodingTests: XCTestCase {
             ("東京都千代田区", "SHIFT_JIS"),
             ("*ﾃﾞｻﾞｲﾝQR*", "SHIFT_JIS"),  // half-width katakana, as in the corpus's qrcode-2/18
             ("九五無鉛", "BIG5"),
+            // Short GB18030 texts whose bytes are valid Big5 too: frequent simplified hanzi decide.
+            ("你好", "GB18030"), ("北京", "GB18030"), ("上海市", "GB18030"), ("中国银行", "GB18030"),
+            // and short Big5 texts whose bytes are valid GB18030.
+            ("牛奶", "BIG5"), ("臺北", "BIG5"), ("發票", "BIG5"), ("統一", "BIG5"),
         ]
         for (text, charset) in cases {
             let decoded = TextDecoding.decode(bytes(text, charset))
