@@ -12,13 +12,19 @@ public struct DecoderList {
     /// Decoders made once per worker thread and run there, frames in parallel (a zbar scanner is
     /// not thread-safe, so each worker owns one).
     public private(set) var workerFactories: [@Sendable () -> FrameDecoder] = []
+    /// For each worker decoder: whether it runs only when the others found nothing in the frame
+    /// (a cheaper cascade for `--effort fast`).
+    public private(set) var fallback: [Bool] = []
     /// Decoders run on the session's thread after the worker decoders (Lua decoders share the
     /// one lua_State); they need the frame kept until then.
     public private(set) var sessionDecoders: [FrameDecoder] = []
 
     public init() {}
 
-    public mutating func addWorker(_ make: @escaping @Sendable () -> FrameDecoder) { workerFactories.append(make) }
+    public mutating func addWorker(fallback: Bool = false, _ make: @escaping @Sendable () -> FrameDecoder) {
+        workerFactories.append(make)
+        self.fallback.append(fallback)
+    }
     public mutating func addSession(_ decoder: FrameDecoder) { sessionDecoders.append(decoder) }
 
     /// One instance of every worker decoder, for one thread.

@@ -62,6 +62,9 @@ public struct Symbol: Equatable, Sendable {
     public var sequence: Sequence?
     /// For the whole message of a structured-append sequence: how many parts were joined.
     public var joinedParts: Int?
+    /// For a structured-append part: its payload with the ECI designators in it (`\NNNNNN`,
+    /// a literal backslash doubled), so the joined message follows charset changes between parts.
+    public var eciPayload: [UInt8]?
 
     /// One part of a structured-append sequence.
     public struct Sequence: Equatable, Sendable {

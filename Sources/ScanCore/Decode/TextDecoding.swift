@@ -4,7 +4,8 @@
 /// 1. Valid UTF-8 is taken as is (`utf-8`; pure ASCII is UTF-8 too).
 /// 2. Bytes with C0 controls other than tab, CR, LF and the GS1/ISO 15434 separators (FS, GS, RS, EOT),
 ///    or a NUL, are `binary`: `text` maps each byte to U+0000...U+00FF, losslessly; use `bytes`.
-/// 3. Otherwise each of Big5, GB18030, Shift-JIS that iconv converts without error is scored by how much
+/// 3. Otherwise each of Big5, GB18030, Shift-JIS (as CP932, which keeps 0x5C a backslash and 0x7E a tilde,
+///    as QR encoders write them) that iconv converts without error is scored by how much
 ///    its double-byte characters look like ordinary text in that charset (byte ranges, and for Big5 and
 ///    GB18030 how many are among their script's most frequent hanzi), and ISO-8859-1 by how much its
 ///    high bytes look like accented letters inside words (see ``score(_:charset:)``). The highest score wins;
@@ -19,7 +20,7 @@ public enum TextDecoding {
             return (latin1(bytes), "binary")
         }
         var best: (text: String, charset: String, score: Double)?
-        for (charset, iconvName) in [("big5", "BIG5"), ("gb18030", "GB18030"), ("shift_jis", "SHIFT_JIS")] {
+        for (charset, iconvName) in [("big5", "BIG5"), ("gb18030", "GB18030"), ("shift_jis", "CP932")] {
             guard let text = Iconv.toUTF8(bytes, from: iconvName) else { continue }
             let s = score(bytes, charset: charset) + commonness(text, charset: charset)
             if best == nil || s > best!.score { best = (text, charset, s) }

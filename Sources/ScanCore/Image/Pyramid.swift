@@ -56,3 +56,15 @@ extension Symbol {
         return s
     }
 }
+
+extension Symbol {
+    /// The symbol with its points moved inside a `width` x `height` frame.
+    public func clamped(width: Int, height: Int) -> Symbol {
+        guard width > 0, height > 0,
+              points.contains(where: { $0.x < 0 || $0.y < 0 || $0.x >= width || $0.y >= height }) else { return self }
+        var s = self
+        s.points = points.map { Point(x: min(max($0.x, 0), width - 1), y: min(max($0.y, 0), height - 1)) }
+        s.bbox = Box(enclosing: s.points)
+        return s
+    }
+}

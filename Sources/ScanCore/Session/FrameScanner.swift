@@ -46,6 +46,9 @@ public final class FrameScanner: @unchecked Sendable {
     private var readerDone = false
     private var stopped = false
     private var sourceError: SourceError?
+    /// Decoder threads still running: `run` waits for them, so no decoder is inside zxing-cpp
+    /// (C++ with static state) when the process exits.
+    private var runningWorkers = 0
     /// Frames this scanner dropped because the decoders were behind a live source.
     public private(set) var droppedByDecoder = 0
 
@@ -74,6 +77,9 @@ public final class FrameScanner: @unchecked Sendable {
         let deadline = limits.timeout.map { Date().addingTimeInterval($0) }
         let reader = Thread { [self] in readLoop(deadline: deadline) }
         reader.start()
+        lock.lock()
+        runningWorkers = workers
+        lock.unlock()
         for _ in 0..<workers { Thread { [self] in decodeLoop() }.start() }
         var next = 0
         while true {
@@ -91,6 +97,7 @@ public final class FrameScanner: @unchecked Sendable {
         lock.lock()
         stopped = true
         lock.broadcast()
+        while runningWorkers > 0 { lock.wait() }
         let error = sourceError
         lock.unlock()
         if let error { throw error }
@@ -141,6 +148,8 @@ public final class FrameScanner: @unchecked Sendable {
             lock.lock()
             while queue.isEmpty && !readerDone && !stopped { lock.wait() }
             if queue.isEmpty || stopped {
+                runningWorkers -= 1
+                lock.broadcast()
                 lock.unlock()
                 return
             }
@@ -188,21 +197,37 @@ public final class FrameScanner: @unchecked Sendable {
                     small = (image.reduced(by: k), k)
                 }
             }
+            var trustSmall = false
             if let small {
                 symbols = run(decoders, on: small.image, info: info).map { $0.scaled(by: small.k) }
+                trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
             }
-            if symbols.isEmpty || keepImages {
+            if !trustSmall || keepImages {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
                 if let image = full {
                     info.width = image.width
                     info.height = image.height
-                    if symbols.isEmpty { symbols = run(decoders, on: image, info: info) }
+                    // Nothing found small, or codes so fine there that smaller ones may have been missed.
+                    if !trustSmall { symbols = Symbol.merged(run(decoders, on: image, info: info) + symbols) }
                 }
             }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
         }
-        return DecodedFrame(info: info, outcome: .success(symbols), image: keepImages ? full : nil, arrival: arrival)
+        // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
+        // stay inside the frame.
+        let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
+        return DecodedFrame(info: info, outcome: .success(inside), image: keepImages ? full : nil, arrival: arrival)
+    }
+
+    /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and
+    /// QR version): then smaller codes in the frame may have been too fine to read at that scale.
+    static func hasTinyModules(_ symbols: [Symbol], k: Int) -> Bool {
+        symbols.contains { s in
+            guard s.symbology.rawValue == "qrcode", let v = s.version.flatMap(Int.init), v >= 1 else { return false }
+            let modules = Double(17 + 4 * v)
+            return Double(max(s.bbox.width, s.bbox.height)) / Double(k) / modules < 2.5
+        }
     }
 
     /// The JPEG's reduction for its small pass, from its header (nil: small enough already).
@@ -211,10 +236,19 @@ public final class FrameScanner: @unchecked Sendable {
         return pyramid.reduction(width: w, height: h)
     }
 
-    /// The decoders on one image, side by side on their own threads (a large photo's work spread
-    /// over the cores); each decoder instance is still used by one thread at a time.
-    private func run(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
-        guard decoders.count > 1 else { return decoders.first?.decode(image, region: region, info: info) ?? [] }
+    /// The decoders on one image: the main ones side by side on their own threads (a large
+    /// photo's work spread over the cores), then the fallback ones if those found nothing. Each
+    /// decoder instance is still used by one thread at a time.
+    private func run(_ all: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
+        let main = all.indices.filter { !decoders.fallback[$0] }.map { all[$0] }
+        let symbols = runTogether(main, on: image, info: info)
+        guard symbols.isEmpty, main.count < all.count else { return symbols }
+        return runTogether(all.indices.filter { decoders.fallback[$0] }.map { all[$0] }, on: image, info: info)
+    }
+
+    private func runTogether(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
+        // One decoder may read a code twice too (an EAN's rows above its add-on): merged as well.
+        guard decoders.count > 1 else { return Symbol.merged(decoders.first?.decode(image, region: region, info: info) ?? []) }
         let results = SymbolSlots(count: decoders.count)
         let region = self.region
         let shared = UncheckedDecoders(decoders)

@@ -36,7 +36,20 @@ public struct StructuredAppendJoiner: Sendable {
         var s = Symbol(symbology: parts[0].symbology, bytes: parts.flatMap(\.bytes), points: Symbol.outline(points),
                        orientation: parts[0].orientation, quality: parts.map(\.quality).min() ?? 0,
                        modifiers: parts[0].modifiers)
-        if let eci = parts[0].eci {
+        // The charset may change between parts (an ECI in one part holds for the next): decode
+        // the joined stream with its designators.
+        // zxing-cpp starts each part's stream at the default ECI (\000003); in a sequence the
+        // charset of the previous part goes on, so that leading designator is dropped after part 1.
+        let streams = parts.compactMap(\.eciPayload).enumerated().map { i, stream in
+            i > 0 && stream.starts(with: Array("\\000003".utf8)) ? Array(stream.dropFirst(7)) : stream
+        }
+        if streams.count == parts.count, let decoded = ECI.decode(streams.flatMap { $0 }), !decoded.ecis.isEmpty {
+            s.eci = decoded.ecis[0]
+            s.text = decoded.text
+            var names: [String] = []
+            for e in decoded.ecis where !names.contains(ECI.charsetName(e)) { names.append(ECI.charsetName(e)) }
+            s.charset = names.joined(separator: "+")
+        } else if let eci = parts[0].eci {
             s.eci = eci
             s.charset = parts[0].charset
             s.text = parts.map(\.text).joined()

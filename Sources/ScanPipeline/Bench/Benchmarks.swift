@@ -148,14 +148,16 @@ public enum Benchmarks {
 
     /// `--stream`: frames/s through a whole session with the shipped handlers, latency to the
     /// handlers at 15 fps, then zbarimg on the same frames (PGM files, one process).
-    public static func stream(_ picture: GrayImage, path: String, frames count: Int, makeEngine: () throws -> ScriptEngine) throws {
-        Console.write("stream of \(count) frames made from \(path), \(ProcessInfo.processInfo.activeProcessorCount) decoder threads:\n")
+    public static func stream(_ picture: GrayImage, path: String, frames count: Int, settings: SessionSettings,
+                              makeEngine: () throws -> ScriptEngine) throws {
+        Console.write("stream of \(count) frames made from \(path), \(ProcessInfo.processInfo.activeProcessorCount) decoder threads, "
+                      + "decoders \(settings.decoders.sorted().joined(separator: "+")), effort \(settings.effort.rawValue):\n")
         for (w, h) in [(640, 480), (1280, 720)] {
             let frames = makeFrames(picture, width: w, height: h, count: count)
             var results: [(fps: Double, codes: Int, median: Double, p99: Double)] = []
             for pace in [nil, 15.0] as [Double?] {
                 let sink = CountingSink()
-                let session = ScanSession(settings: SessionSettings(), engine: try makeEngine(), sink: sink)
+                let session = ScanSession(settings: settings, engine: try makeEngine(), sink: sink)
                 var latencies: [Double] = []
                 session.onFrameDecoded = { arrival in
                     latencies.append(Double(DispatchTime.now().uptimeNanoseconds - arrival.uptimeNanoseconds) / 1e6)

@@ -51,11 +51,13 @@ public final class ScanSession {
     public func decoders() -> DecoderList {
         var list = DecoderList()
         let symbologies = settings.symbologies, effort = settings.effort
+        let zxing = settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) })
+        if zxing { list.addWorker { ZXingDecoder(symbologies: symbologies, effort: effort) } }
         if settings.decoders.contains("zbar") && symbologies.contains(where: { $0.entry?.zbarType != nil }) {
-            list.addWorker { ZBarDecoder(symbologies: symbologies) }
-        }
-        if settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) }) {
-            list.addWorker { ZXingDecoder(symbologies: symbologies, effort: effort) }
+            // zbar where zxing-cpp found nothing in the frame (zxing-cpp reads more, and faster);
+            // `thorough` runs both on every frame. (So a zbar-only code, SQ-Code or ISBN-10, in a
+            // frame where zxing-cpp read something needs `thorough` or `--decoders zbar`.)
+            list.addWorker(fallback: zxing && effort != .thorough) { ZBarDecoder(symbologies: symbologies) }
         }
         if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
         return list

@@ -9,7 +9,7 @@ enum BenchCommand {
         name: "bench",
         abstract: "Measure: Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
         usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE]\n       scanlua bench --photo [--image JPEG] [--repeat R]",
-        options: Option.names(in: [.bench]) + ["roi"],
+        options: Option.names(in: [.bench]) + ["roi", "decoders", "effort"],
         notes: "Figures are medians of the runs; compare ratios, not times, across machines.",
         run: run)
 
@@ -37,7 +37,9 @@ enum BenchCommand {
         if o.bool("stream") == true {
             let path = o.string("image") ?? "examples/images/einvoice-pair.jpg"
             guard let picture = load(path) else { return ExitStatus.failure }
-            try Benchmarks.stream(picture, path: path, frames: o.int("frames") ?? 200) { try makeEngine(OptionValues()) }
+            let settings: SessionSettings
+            do { settings = try SessionSettings.resolve(o, config: OptionValues()) } catch { throw UsageError(error.message) }
+            try Benchmarks.stream(picture, path: path, frames: o.int("frames") ?? 200, settings: settings) { try makeEngine(OptionValues()) }
             return ExitStatus.success
         }
         if let path = o.string("frame") {

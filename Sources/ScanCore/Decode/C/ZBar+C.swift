@@ -70,7 +70,8 @@ public final class ZBarDecoder: FrameDecoder {
                 if let symbol = Self.symbol(from: s), wanted.contains(symbol.symbology.rawValue) { symbols.append(symbol) }
                 sym = zbar_symbol_next(s)
             }
-            return Symbol.attachingAddOns(symbols)
+            // zbar puts QR corners one past the last module: inside the image they go.
+            return Symbol.attachingAddOns(symbols).map { $0.clamped(width: image.width, height: image.height) }
         }
     }
 

@@ -103,7 +103,8 @@ public final class ZXingDecoder: FrameDecoder {
                       ZXing_Barcode_errorType(b) == ZXing_ErrorType_None, var symbol = Self.symbol(from: b) else { continue }
                 symbol = Self.namedLikeZBar(symbol, wanted: wanted)
                 guard wanted.contains(symbol.symbology.rawValue) else { continue }
-                symbols.append(symbol)
+                // zxing-cpp puts corners one past the last module: inside the image they go.
+                symbols.append(symbol.clamped(width: image.width, height: image.height))
             }
             return symbols
         }
@@ -187,8 +188,18 @@ public final class ZXingDecoder: FrameDecoder {
         if size > 1 {
             symbol.sequence = Symbol.Sequence(index: Int(ZXing_Barcode_sequenceIndex(b)), size: size,
                                               id: string(ZXing_Barcode_sequenceId(b)) ?? "")
+            symbol.eciPayload = eciPayload(b)
         }
         return symbol
+    }
+
+    /// The content with its ECI designators, after the three-byte symbology identifier of `bytesECI`.
+    private static func eciPayload(_ b: OpaquePointer) -> [UInt8]? {
+        var n: Int32 = 0
+        guard let raw = ZXing_Barcode_bytesECI(b, &n) else { return nil }
+        defer { ZXing_free(raw) }
+        let bytes = [UInt8](UnsafeBufferPointer(start: raw, count: Int(n)))
+        return bytes.count >= 3 && bytes[0] == UInt8(ascii: "]") ? Array(bytes.dropFirst(3)) : bytes
     }
 
     /// The first ECI of the content: `bytesECI` is the symbology identifier, then `\NNNNNN`.

@@ -1,0 +1,391 @@
+import Foundation
+import XCTest
+
+/// zbar and zxing-cpp end to end through the built binary: one record per physical code with the
+/// payload each fixture was made with (scripts/make-fixtures, "formats only zxing-cpp reads"),
+/// ECI, GS1, add-ons, structured append, --decoders, --effort, the scale pyramid, bad input.
+final class DecodingCommandTests: XCTestCase {
+    private func b64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+    private func b64(_ text: String) -> String { b64(Array(text.utf8)) }
+
+    private func scan(_ files: [String], _ options: [String] = []) throws -> CLI.Result {
+        try CLI.run(["scan", "--no-default-scripts"] + options + files)
+    }
+
+    /// The one record of a fixture.
+    private func only(_ name: String, _ options: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let r = try scan([CLI.fixture(name)], options)
+        XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)", file: file, line: line)
+        XCTAssertEqual(r.records.count, 1, "\(name): \(r.stdout)", file: file, line: line)
+        return try XCTUnwrap(r.records.first, name, file: file, line: line)
+    }
+
+    private func tempDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-decoding-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        return dir
+    }
+
+    /// ImageMagick's `convert` in `dir`.
+    private func convert(_ args: [String], in dir: URL) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["convert"] + args
+        p.currentDirectoryURL = dir
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, "convert \(args)")
+    }
+
+    // MARK: - Formats
+
+    func testEveryFormatFixtureIsOneRecordWithItsPayload() throws {
+        let expected: [(file: String, symbology: String, text: String, decoder: String)] = [
+            ("datamatrix.png", "datamatrix", "scanlua DataMatrix 12345", "zxing"),
+            ("pdf417.png", "pdf417", "scanlua PDF417 payload", "zxing"),
+            ("micropdf417.png", "micropdf417", "MicroPDF 42", "zxing"),
+            ("aztec.png", "aztec", "scanlua Aztec", "zxing"),
+            ("microqr.png", "microqr", "MQR123", "zxing"),
+            ("rmqr.png", "rmqr", "scanlua rMQR", "zxing"),
+            ("maxicode.png", "maxicode", "scanlua MaxiCode", "zxing"),
+            ("databar-limited.png", "databar-limited", "0115012345678907", "zxing"),
+            // zint's check digit: 0950110153001 -> GTIN 09501101530010. zbar reads it as `databar`.
+            ("databar-stacked.png", "databar-stacked", "0109501101530010", "zxing"),
+            ("databar-exp-stacked.png", "databar-exp-stacked", "0198898765432106320201234515991231", "zxing"),
+            ("telepen.png", "telepen", "Telepen 1", "zxing"),
+            // Code 32 12345678 + check digit 8 (zbar reads its Code 39 letters 3PRM8N: one record).
+            ("code32.png", "code32", "A123456788", "zxing"),
+            // PZN 1234562 + check digit 6, as Code 39 carries it.
+            ("pzn.png", "pzn", "-12345626", "zxing"),
+            // ITF-14 1540014128876 + check digit 3.
+            ("itf14.png", "i25", "15400141288763", "zxing"),
+        ]
+        let r = try scan(expected.map { CLI.fixture("zxing/" + $0.file) })
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let records = r.records
+        XCTAssertEqual(records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent }, expected.map(\.file),
+                       "one record per fixture: \(records.map { "\($0["symbology"] ?? "?"):\($0["text"] ?? "?")" })")
+        for (rec, e) in zip(records, expected) {
+            XCTAssertEqual(rec["symbology"] as? String, e.symbology, e.file)
+            XCTAssertEqual(rec["text"] as? String, e.text, e.file)
+            XCTAssertEqual(rec["bytes"] as? String, b64(e.text), e.file)
+            XCTAssertEqual(rec["charset"] as? String, "utf-8", e.file)
+            XCTAssertEqual(rec["decoder"] as? String, e.decoder, e.file)
+            XCTAssertNil(rec["eci"], e.file)
+            XCTAssertNil(rec["sequence"], e.file)
+            XCTAssertNil(rec["error"], e.file)
+        }
+    }
+
+    func testSymbologyIdentifiersAndDecoders() throws {
+        let dm = try only("zxing/datamatrix.png")
+        XCTAssertEqual(dm["symbology_id"] as? String, "]d1")
+        XCTAssertEqual(dm["decoder"] as? String, "zxing")
+        XCTAssertEqual(dm["version"] as? String, "20x20")
+        XCTAssertEqual(dm["bbox"] as? [String: Int], ["x": 72, "y": 72, "width": 120, "height": 120])
+
+        let qr = try only("qrcode.png")
+        XCTAssertEqual(qr["symbology"] as? String, "qrcode")
+        XCTAssertEqual(qr["text"] as? String, "https://example.com/scanlua")
+        XCTAssertEqual(qr["symbology_id"] as? String, "]Q1")
+        XCTAssertEqual(qr["decoder"] as? String, "zxing", "balanced: zbar only where zxing-cpp found nothing")
+        XCTAssertEqual(try only("qrcode.png", ["--effort", "thorough"])["decoder"] as? String, "zbar+zxing")
+        XCTAssertEqual(qr["ec_level"] as? String, "L")
+        XCTAssertEqual(qr["version"] as? String, "2")
+        XCTAssertEqual(qr["inverted"] as? Bool ?? false, false)
+        XCTAssertEqual(qr["mirrored"] as? Bool ?? false, false)
+
+        let pdf = try only("zxing/pdf417.png")
+        XCTAssertEqual(pdf["symbology_id"] as? String, "]L2")
+        XCTAssertEqual(pdf["decoder"] as? String, "zxing")
+
+        XCTAssertEqual(try only("zxing/microqr.png")["version"] as? String, "M2")
+        XCTAssertEqual(try only("zxing/rmqr.png")["version"] as? String, "R11x43")
+        XCTAssertEqual(try only("zxing/aztec.png")["symbology_id"] as? String, "]z0")
+    }
+
+    // MARK: - ECI
+
+    func testECICodesGiveTheDeclaredCharset() throws {
+        let expected: [(file: String, text: String, charset: String, eci: Int, bytes: [UInt8])] = [
+            ("qr-eci29-gb2312.png", "你好", "gb2312", 29, [0xC4, 0xE3, 0xBA, 0xC3]),
+            ("qr-eci20-sjis.png", "テスト", "shift_jis", 20, [0x83, 0x65, 0x83, 0x58, 0x83, 0x67]),
+            ("qr-eci26-utf8.png", "Zürich", "utf-8", 26, Array("Zürich".utf8)),
+        ]
+        for e in expected {
+            // thorough: both decoders run, and zbar's UTF-8 reading merges with zxing-cpp's ECI one.
+            let rec = try only("zxing/" + e.file, ["--effort", "thorough"])
+            XCTAssertEqual(rec["symbology"] as? String, "qrcode", e.file)
+            XCTAssertEqual(rec["text"] as? String, e.text, e.file)
+            XCTAssertEqual(rec["charset"] as? String, e.charset, e.file)
+            XCTAssertEqual(rec["eci"] as? Int, e.eci, e.file)
+            XCTAssertEqual(rec["bytes"] as? String, b64(e.bytes), e.file)
+            XCTAssertEqual(rec["decoder"] as? String, "zbar+zxing", "zbar's and zxing-cpp's readings merged: \(e.file)")
+        }
+    }
+
+    // MARK: - GS1
+
+    func testGS1DataMatrixAndQRKeepFNC1AndParseWithTheShippedHandlers() throws {
+        let payload = Array("010952123454321310ABC123".utf8) + [0x1D] + Array("21XYZ987".utf8)
+        let files = ["zxing/gs1-datamatrix.png", "zxing/gs1-qrcode.png"]
+        let raw = try scan(files.map(CLI.fixture))
+        XCTAssertEqual(raw.status, 0, raw.stderr)
+        XCTAssertEqual(raw.records.map { $0["symbology"] as? String }, ["datamatrix", "qrcode"])
+        for rec in raw.records {
+            XCTAssertEqual(rec["bytes"] as? String, b64(payload))
+            XCTAssertTrue((rec["modifiers"] as? [String] ?? []).contains("gs1"), "\(rec)")
+        }
+        XCTAssertEqual(raw.records.map { $0["symbology_id"] as? String }, ["]d2", "]Q3"])
+
+        let parsed = try CLI.run(["scan"] + files.map(CLI.fixture))
+        XCTAssertEqual(parsed.status, 0, parsed.stderr)
+        XCTAssertEqual(parsed.records.count, 2)
+        for rec in parsed.records {
+            let payload = try XCTUnwrap(rec["payload"] as? [String: Any], "\(rec)")
+            XCTAssertEqual(payload["type"] as? String, "gs1")
+            let elements = (payload["elements"] as? [[String: Any]] ?? []).map { "(\($0["ai"] as? String ?? "?")) \($0["value"] as? String ?? "?")" }
+            XCTAssertEqual(elements, ["(01) 09521234543213", "(10) ABC123", "(21) XYZ987"])
+        }
+    }
+
+    // MARK: - Add-ons
+
+    /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).
+    private func addOnRecords(_ name: String, decoders: String) throws -> [String] {
+        let r = try scan([CLI.fixture(name)], ["--decoders", decoders, "--effort", "thorough"])
+        XCTAssertEqual(r.status, 0, "\(name) \(decoders): \(r.stderr)")
+        return r.records.map { rec in
+            let addon = rec["addon"] as? String
+            return "\(rec["symbology"] as? String ?? "?"):\(rec["text"] as? String ?? "?")" + (addon.map { "+" + $0 } ?? "")
+        }.sorted()
+    }
+
+    func testAddOnsWithBothDecoders() throws {
+        // zbar gives the add-on a record of its own as well; the main code is one record with `addon`.
+        XCTAssertEqual(try addOnRecords("zxing/ean13-addon5.png", decoders: "zbar,zxing"), ["ean5:51995", "isbn13:9780201379624+51995"])
+        XCTAssertEqual(try addOnRecords("ean5.png", decoders: "zbar,zxing"), ["ean5:51995", "isbn13:9780201379624+51995"])
+        XCTAssertEqual(try addOnRecords("ean2.png", decoders: "zbar,zxing"), ["ean13:4719512002889+12", "ean2:12"])
+        let records = try scan([CLI.fixture("zxing/ean13-addon5.png")], ["--effort", "thorough"]).records
+        let main = try XCTUnwrap(records.first { $0["symbology"] as? String == "isbn13" })
+        XCTAssertEqual(main["decoder"] as? String, "zbar+zxing")
+        XCTAssertEqual(main["bytes"] as? String, b64("9780201379624"), "the add-on is not in the main code's bytes")
+        let addon = try XCTUnwrap(records.first { $0["symbology"] as? String == "ean5" })
+        XCTAssertEqual(addon["decoder"] as? String, "zbar")
+        XCTAssertEqual(addon["bytes"] as? String, b64("51995"))
+    }
+
+    func testAddOnsWithZBarAlone() throws {
+        XCTAssertEqual(try addOnRecords("zxing/ean13-addon5.png", decoders: "zbar"), ["ean5:51995", "isbn13:9780201379624+51995"])
+        XCTAssertEqual(try addOnRecords("ean5.png", decoders: "zbar"), ["ean5:51995", "isbn13:9780201379624+51995"])
+        XCTAssertEqual(try addOnRecords("ean2.png", decoders: "zbar"), ["ean13:4719512002889+12", "ean2:12"])
+    }
+
+    func testAddOnsWithZXingAlone() throws {
+        // zxing-cpp has no add-on record: one record, the main code with its add-on.
+        XCTAssertEqual(try addOnRecords("zxing/ean13-addon5.png", decoders: "zxing"), ["isbn13:9780201379624+51995"])
+        XCTAssertEqual(try addOnRecords("ean5.png", decoders: "zxing"), ["isbn13:9780201379624+51995"])
+        XCTAssertEqual(try addOnRecords("ean2.png", decoders: "zxing"), ["ean13:4719512002889+12"])
+    }
+
+    // MARK: - Structured append
+
+    private let qrParts = (1...3).map { "part \($0) of the scanlua message;" }
+
+    func testStructuredAppendQRInOneImage() throws {
+        let r = try scan([CLI.fixture("zxing/qr-structured-append.png")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let parts = r.records.filter { $0["sequence"] != nil }
+        XCTAssertEqual(parts.map { $0["text"] as? String }, qrParts)
+        XCTAssertEqual(parts.map { $0["bytes"] as? String }, qrParts.map(b64))
+        for (i, p) in parts.enumerated() {
+            let seq = try XCTUnwrap(p["sequence"] as? [String: Any])
+            XCTAssertEqual(seq["index"] as? Int, i)
+            XCTAssertEqual(seq["size"] as? Int, 3)
+            XCTAssertEqual(seq["id"] as? String, "201")
+            XCTAssertNil(p["joined_parts"])
+        }
+        let whole = r.records.filter { $0["joined_parts"] != nil }
+        XCTAssertEqual(whole.count, 1, r.stdout)
+        XCTAssertEqual(whole.first?["text"] as? String, qrParts.joined())
+        XCTAssertEqual(whole.first?["bytes"] as? String, b64(qrParts.joined()))
+        XCTAssertEqual(whole.first?["joined_parts"] as? Int, 3)
+        XCTAssertNil(whole.first?["sequence"])
+        // zbar joins a QR sequence itself: its reading and ours are one record.
+        XCTAssertEqual(whole.first?["decoder"] as? String, "zxing")
+        XCTAssertEqual(r.records.count, 4, r.stdout)
+        // The whole message is placed over the three symbols.
+        let bbox = try XCTUnwrap(whole.first?["bbox"] as? [String: Int])
+        XCTAssertEqual(bbox["x"]!, 72, accuracy: 2)
+        XCTAssertEqual(bbox["width"]!, 740, accuracy: 4)
+    }
+
+    func testStructuredAppendDataMatrixInOneImage() throws {
+        let r = try scan([CLI.fixture("zxing/datamatrix-structured-append.png")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { $0["text"] as? String }, ["dm part 1;", "dm part 2;", "dm part 1;dm part 2;"])
+        XCTAssertEqual(r.records.map { $0["symbology"] as? String }, Array(repeating: "datamatrix", count: 3))
+        for (i, p) in r.records.prefix(2).enumerated() {
+            let seq = try XCTUnwrap(p["sequence"] as? [String: Any])
+            XCTAssertEqual(seq["index"] as? Int, i)
+            XCTAssertEqual(seq["size"] as? Int, 2)
+            XCTAssertEqual(seq["id"] as? String, "10794", "zint's id 042042: the bytes 42, 42")
+        }
+        let whole = try XCTUnwrap(r.records.last)
+        XCTAssertEqual(whole["joined_parts"] as? Int, 2)
+        XCTAssertEqual(whole["bytes"] as? String, b64("dm part 1;dm part 2;"))
+        XCTAssertEqual(whole["symbology_id"] as? String, "]d1")
+        XCTAssertEqual(whole["decoder"] as? String, "zxing")
+        XCTAssertNil(whole["sequence"])
+    }
+
+    func testStructuredAppendAcrossImagesJoinsOnceAfterTheLastPart() throws {
+        let dir = try tempDir()
+        try convert([CLI.fixture("zxing/qr-structured-append.png"), "-crop", "3x1@", "+repage", "part-%d.png"], in: dir)
+        let files = (0..<3).map { dir.appendingPathComponent("part-\($0).png").path }
+        XCTAssertTrue(files.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+
+        let r = try scan(files)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let got = r.records.map { "\((($0["source"] as? String ?? "") as NSString).lastPathComponent):\($0["text"] as? String ?? "?")" }
+        XCTAssertEqual(got, ["part-0.png:" + qrParts[0], "part-1.png:" + qrParts[1], "part-2.png:" + qrParts[2],
+                             "part-2.png:" + qrParts.joined()])
+        XCTAssertEqual(r.records.last?["joined_parts"] as? Int, 3)
+        XCTAssertEqual(r.records.last?["bytes"] as? String, b64(qrParts.joined()))
+        XCTAssertEqual(r.records.prefix(3).map { ($0["sequence"] as? [String: Any])?["index"] as? Int }, [0, 1, 2])
+
+        // Out of order, with a part seen twice: the message once, with the part that completes it.
+        let mixed = try scan([files[2], files[0], files[0], files[1]])
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        XCTAssertEqual(mixed.records.count, 5, mixed.stdout)
+        XCTAssertEqual(mixed.records.filter { $0["joined_parts"] != nil }.count, 1)
+        XCTAssertEqual(mixed.records.last?["text"] as? String, qrParts.joined())
+        XCTAssertEqual((mixed.records.last?["source"] as? String).map { ($0 as NSString).lastPathComponent }, "part-1.png")
+
+        // Two parts only: no message.
+        let partial = try scan([files[0], files[1]])
+        XCTAssertEqual(partial.records.map { $0["text"] as? String }, [qrParts[0], qrParts[1]])
+        XCTAssertTrue(partial.records.allSatisfy { $0["joined_parts"] == nil })
+    }
+
+    // MARK: - --decoders and --effort
+
+    func testDecodersOption() throws {
+        let dm = CLI.fixture("zxing/datamatrix.png")
+        let zbarOnly = try scan([dm], ["--decoders", "zbar"])
+        XCTAssertEqual(zbarOnly.status, 4, "nothing found")
+        XCTAssertEqual(zbarOnly.stdout, "")
+
+        let zxingOnly = try scan([dm], ["--decoders", "zxing"])
+        XCTAssertEqual(zxingOnly.status, 0, zxingOnly.stderr)
+        XCTAssertEqual(zxingOnly.records.map { $0["text"] as? String }, ["scanlua DataMatrix 12345"])
+        XCTAssertEqual(zxingOnly.records.first?["decoder"] as? String, "zxing")
+
+        let qrZbar = try only("qrcode.png", ["--decoders", "zbar"])
+        XCTAssertEqual(qrZbar["decoder"] as? String, "zbar")
+        XCTAssertNil(qrZbar["symbology_id"], "zbar gives no symbology identifier")
+        let qrZxing = try only("qrcode.png", ["--decoders", "zxing"])
+        XCTAssertEqual(qrZxing["decoder"] as? String, "zxing")
+        XCTAssertEqual(qrZxing["symbology_id"] as? String, "]Q1")
+        XCTAssertEqual(try only("qrcode.png", ["--decoders", "zxing,zbar", "--effort", "thorough"])["decoder"] as? String, "zbar+zxing")
+
+        let bad = try scan([dm], ["--decoders", "nope"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.stdout, "")
+        XCTAssertTrue(bad.stderr.contains("unknown decoder 'nope' in --decoders; known: zbar,zxing"), bad.stderr)
+    }
+
+    func testEffortOption() throws {
+        let bad = try scan([CLI.fixture("qrcode.png")], ["--effort", "slow"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.stdout, "")
+        XCTAssertTrue(bad.stderr.contains("invalid value 'slow' for '--effort': expected fast, balanced or thorough"), bad.stderr)
+        for effort in ["fast", "balanced", "thorough"] {
+            let rec = try only("qrcode.png", ["--effort", effort])
+            XCTAssertEqual(rec["text"] as? String, "https://example.com/scanlua", effort)
+            XCTAssertEqual(rec["symbology_id"] as? String, "]Q1", effort)
+            // fast and balanced run zbar only where zxing-cpp found nothing; thorough runs both.
+            XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" ? "zbar+zxing" : "zxing", effort)
+        }
+        XCTAssertEqual(try only("zxing/datamatrix.png", ["--effort", "fast"])["text"] as? String, "scanlua DataMatrix 12345")
+    }
+
+    // MARK: - Pyramid
+
+    func testLargeImagesAreReadWithFullSizePoints() throws {
+        let dir = try tempDir()
+        // 132 px -> 2112 px: 4.5 MP, over both thresholds (small pass at 1/4).
+        try convert([CLI.fixture("qrcode.png"), "-filter", "point", "-resize", "1600%", "big.png"], in: dir)
+        try convert(["big.png", "-quality", "90", "big.jpg"], in: dir)
+        for file in ["big.png", "big.jpg"] {
+            for effort in ["fast", "balanced", "thorough"] {
+                let r = try scan([dir.appendingPathComponent(file).path], ["--effort", effort])
+                XCTAssertEqual(r.status, 0, "\(file) \(effort): \(r.stderr)")
+                XCTAssertEqual(r.records.count, 1, "\(file) \(effort): \(r.stdout)")
+                guard let rec = r.records.first else { continue }
+                XCTAssertEqual(rec["text"] as? String, "https://example.com/scanlua", "\(file) \(effort)")
+                if effort == "thorough" { XCTAssertEqual(rec["decoder"] as? String, "zbar+zxing", "\(file) \(effort)") }
+                // The fixture's code is at x = y = 16...117: 256...1887 at 16x.
+                let bbox = try XCTUnwrap(rec["bbox"] as? [String: Int])
+                XCTAssertEqual(bbox["x"]!, 256, accuracy: 32, "\(file) \(effort) \(bbox)")
+                XCTAssertEqual(bbox["y"]!, 256, accuracy: 32, "\(file) \(effort) \(bbox)")
+                XCTAssertEqual(bbox["width"]!, 1616, accuracy: 64, "\(file) \(effort) \(bbox)")
+                XCTAssertEqual(bbox["height"]!, 1616, accuracy: 64, "\(file) \(effort) \(bbox)")
+                for p in rec["points"] as? [[Int]] ?? [] {
+                    XCTAssertTrue(p.allSatisfy { (0..<2112).contains($0) }, "\(file) \(effort): \(p)")
+                }
+            }
+        }
+    }
+
+    func testACodeFlushWithTheImageEdgeHasItsOutlineInsideTheImage() throws {
+        let dir = try tempDir()
+        // Cut right after the last module: qrcode.png's QR ends at 115, microqr.png's Micro QR at 149.
+        try convert([CLI.fixture("qrcode.png"), "-crop", "116x116+0+0", "+repage", "qr-edge.png"], in: dir)
+        try convert([CLI.fixture("zxing/microqr.png"), "-crop", "150x150+0+0", "+repage", "microqr-edge.png"], in: dir)
+        for (file, size, text) in [("qr-edge.png", 116, "https://example.com/scanlua"), ("microqr-edge.png", 150, "MQR123")] {
+            let r = try scan([dir.appendingPathComponent(file).path])
+            XCTAssertEqual(r.records.map { $0["text"] as? String }, [text], file)
+            guard let rec = r.records.first else { continue }
+            for p in rec["points"] as? [[Int]] ?? [] {
+                XCTAssertTrue(p.allSatisfy { (0..<size).contains($0) }, "\(file): point \(p) outside the \(size)x\(size) image")
+            }
+            let b = try XCTUnwrap(rec["bbox"] as? [String: Int])
+            XCTAssertLessThanOrEqual(b["x"]! + b["width"]!, size, "\(file): bbox \(b)")
+            XCTAssertLessThanOrEqual(b["y"]! + b["height"]!, size, "\(file): bbox \(b)")
+        }
+    }
+
+    // MARK: - Bad input
+
+    func testHostileFilesWithBothDecoders() throws {
+        let expected: [(file: String, error: String?)] = [
+            ("truncated.jpg", "corrupt JPEG: premature end of JPEG data (file truncated)"),
+            ("truncated.png", "corrupt PNG: read beyond end of data"),
+            ("huge-header.png", "image is 200000x200000 = 40000000000 pixels, over the limit of 100000000 (see --max-pixels)"),
+            ("text-named.jpg", "not an image: no JPEG, PNG or PNM signature"),
+            ("blank.png", nil),
+            ("gif-unsupported.gif", "unsupported image format GIF (scanlua reads JPEG, PNG and PGM/PPM)"),
+        ]
+        for effort in ["fast", "thorough"] {
+            let r = try scan(expected.map { CLI.fixture($0.file) }, ["--decoders", "zbar,zxing", "--effort", effort])
+            XCTAssertEqual(r.status, 1, "an unreadable input: \(effort)")
+            let errors = expected.filter { $0.error != nil }
+            XCTAssertEqual(r.records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent }, errors.map(\.file), effort)
+            XCTAssertEqual(r.records.map { $0["error"] as? String }, errors.map(\.error), effort)
+            XCTAssertTrue(r.records.allSatisfy { $0["symbology"] == nil }, effort)
+        }
+        // Each on its own: 1 for an unreadable input, 4 for nothing found.
+        for e in expected {
+            let r = try scan([CLI.fixture(e.file)])
+            XCTAssertEqual(r.status, e.error == nil ? 4 : 1, e.file)
+            XCTAssertEqual(r.records.map { $0["error"] as? String }, e.error.map { [$0] } ?? [], e.file)
+        }
+        // Good files around the bad ones still decode.
+        let mixed = try scan([CLI.fixture("truncated.png"), CLI.fixture("zxing/datamatrix.png"), CLI.fixture("blank.png")])
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(mixed.records.map { $0["text"] as? String ?? $0["error"] as? String },
+                       ["corrupt PNG: read beyond end of data", "scanlua DataMatrix 12345"])
+    }
+}
