@@ -51,15 +51,15 @@ final class DecodingCommandTests: XCTestCase {
             ("maxicode.png", "maxicode", "scanlua MaxiCode", "zxing"),
             ("databar-limited.png", "databar-limited", "0115012345678907", "zxing"),
             // zint's check digit: 0950110153001 -> GTIN 09501101530010. zbar reads it as `databar`.
-            ("databar-stacked.png", "databar-stacked", "0109501101530010", "zxing"),
-            ("databar-exp-stacked.png", "databar-exp-stacked", "0198898765432106320201234515991231", "zxing"),
+            ("databar-stacked.png", "databar-stacked", "0109501101530010", "zbar+zxing"),
+            ("databar-exp-stacked.png", "databar-exp-stacked", "0198898765432106320201234515991231", "zbar+zxing"),
             ("telepen.png", "telepen", "Telepen 1", "zxing"),
             // Code 32 12345678 + check digit 8 (zbar reads its Code 39 letters 3PRM8N: one record).
-            ("code32.png", "code32", "A123456788", "zxing"),
+            ("code32.png", "code32", "A123456788", "zbar+zxing"),
             // PZN 1234562 + check digit 6, as Code 39 carries it.
-            ("pzn.png", "pzn", "-12345626", "zxing"),
+            ("pzn.png", "pzn", "-12345626", "zbar+zxing"),
             // ITF-14 1540014128876 + check digit 3.
-            ("itf14.png", "i25", "15400141288763", "zxing"),
+            ("itf14.png", "i25", "15400141288763", "zbar+zxing"),
         ]
         let r = try scan(expected.map { CLI.fixture("zxing/" + $0.file) })
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -89,7 +89,8 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(qr["symbology"] as? String, "qrcode")
         XCTAssertEqual(qr["text"] as? String, "https://example.com/scanlua")
         XCTAssertEqual(qr["symbology_id"] as? String, "]Q1")
-        XCTAssertEqual(qr["decoder"] as? String, "zxing", "balanced: zbar only where zxing-cpp found nothing")
+        XCTAssertEqual(qr["decoder"] as? String, "zbar+zxing", "an image file gets both decoders")
+        XCTAssertEqual(try only("qrcode.png", ["--effort", "fast"])["decoder"] as? String, "zxing", "fast: zbar only where zxing-cpp found nothing")
         XCTAssertEqual(try only("qrcode.png", ["--effort", "thorough"])["decoder"] as? String, "zbar+zxing")
         XCTAssertEqual(qr["ec_level"] as? String, "L")
         XCTAssertEqual(qr["version"] as? String, "2")
@@ -213,7 +214,7 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(whole.first?["joined_parts"] as? Int, 3)
         XCTAssertNil(whole.first?["sequence"])
         // zbar joins a QR sequence itself: its reading and ours are one record.
-        XCTAssertEqual(whole.first?["decoder"] as? String, "zxing")
+        XCTAssertEqual(whole.first?["decoder"] as? String, "zbar+zxing", "zbar joins a QR sequence itself; ours merges with it")
         XCTAssertEqual(r.records.count, 4, r.stdout)
         // The whole message is placed over the three symbols.
         let bbox = try XCTUnwrap(whole.first?["bbox"] as? [String: Int])
@@ -305,8 +306,8 @@ final class DecodingCommandTests: XCTestCase {
             let rec = try only("qrcode.png", ["--effort", effort])
             XCTAssertEqual(rec["text"] as? String, "https://example.com/scanlua", effort)
             XCTAssertEqual(rec["symbology_id"] as? String, "]Q1", effort)
-            // fast and balanced run zbar only where zxing-cpp found nothing; thorough runs both.
-            XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" ? "zbar+zxing" : "zxing", effort)
+            // An image file gets both decoders, except with fast: zbar only where zxing-cpp found nothing.
+            XCTAssertEqual(rec["decoder"] as? String, effort == "fast" ? "zxing" : "zbar+zxing", effort)
         }
         XCTAssertEqual(try only("zxing/datamatrix.png", ["--effort", "fast"])["text"] as? String, "scanlua DataMatrix 12345")
     }

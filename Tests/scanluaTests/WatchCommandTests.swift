@@ -24,6 +24,15 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(try accepted(["--interval", "0.5", y4m]).codes, ["0:A", "2:B", "6:A", "11:A"])
     }
 
+    func testVideoFramesRunZBarOnlyWhereZXingFoundNothing() throws {
+        // Video frames use the fallback order (the next frame has another chance); thorough runs both.
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--max-frames", "3", y4m])
+        XCTAssertEqual(Set(r.records.compactMap { $0["decoder"] as? String }), ["zxing"], r.stdout)
+        let t = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--max-frames", "3",
+                             "--effort", "thorough", y4m])
+        XCTAssertEqual(Set(t.records.compactMap { $0["decoder"] as? String }), ["zbar+zxing"], t.stdout)
+    }
+
     func testMJPEGStreamGivesTheSameFrames() throws {
         let r = try accepted(["--duplicates", "all", mjpeg])
         XCTAssertEqual(r.status, 0)

@@ -35,6 +35,9 @@ public final class FrameScanner: @unchecked Sendable {
     private let region: Region?
     private let keepImages: Bool
     private let pyramid: Pyramid
+    /// Image files get every decoder together (one chance per photo); video frames use the
+    /// fallback order (the next frame has another chance), as do files with `--effort fast`.
+    private let stillsUseEveryDecoder: Bool
     private let limits: StreamLimits
     private let workers: Int
     private let capacity: Int
@@ -54,7 +57,8 @@ public final class FrameScanner: @unchecked Sendable {
 
     public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
                 limits: StreamLimits = StreamLimits(), pyramid: Pyramid = Pyramid(effort: .balanced),
-                workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+                stillsUseEveryDecoder: Bool = true, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+        self.stillsUseEveryDecoder = stillsUseEveryDecoder
         // A region in pixels is in full-frame terms: no reduced pass then.
         self.pyramid = region.map { $0.isFraction } ?? true ? pyramid : Pyramid(effort: .thorough)
         self.source = source
@@ -170,6 +174,7 @@ public final class FrameScanner: @unchecked Sendable {
         var full: GrayImage?
         var data: Data?
         var symbols: [Symbol] = []
+        var still = false
         do throws(ImageError) {
             switch item {
             case .frame(let f):
@@ -177,6 +182,7 @@ public final class FrameScanner: @unchecked Sendable {
                 full = f.image
             case .file(let input):
                 info = FrameInfo(source: input.name)
+                still = stillsUseEveryDecoder
                 switch input {
                 case .file(let path): data = try loader.read(path: path)
                 case .data(let d, _): data = d
@@ -199,7 +205,7 @@ public final class FrameScanner: @unchecked Sendable {
             }
             var trustSmall = false
             if let small {
-                symbols = run(decoders, on: small.image, info: info).map { $0.scaled(by: small.k) }
+                symbols = run(decoders, on: small.image, info: info, together: still).map { $0.scaled(by: small.k) }
                 trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
             }
             if !trustSmall || keepImages {
@@ -208,7 +214,7 @@ public final class FrameScanner: @unchecked Sendable {
                     info.width = image.width
                     info.height = image.height
                     // Nothing found small, or codes so fine there that smaller ones may have been missed.
-                    if !trustSmall { symbols = Symbol.merged(run(decoders, on: image, info: info) + symbols) }
+                    if !trustSmall { symbols = Symbol.merged(run(decoders, on: image, info: info, together: still) + symbols) }
                 }
             }
         } catch {
@@ -239,7 +245,8 @@ public final class FrameScanner: @unchecked Sendable {
     /// The decoders on one image: the main ones side by side on their own threads (a large
     /// photo's work spread over the cores), then the fallback ones if those found nothing. Each
     /// decoder instance is still used by one thread at a time.
-    private func run(_ all: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
+    private func run(_ all: [FrameDecoder], on image: GrayImage, info: FrameInfo, together: Bool) -> [Symbol] {
+        if together { return runTogether(all, on: image, info: info) }
         let main = all.indices.filter { !decoders.fallback[$0] }.map { all[$0] }
         let symbols = runTogether(main, on: image, info: info)
         guard symbols.isEmpty, main.count < all.count else { return symbols }

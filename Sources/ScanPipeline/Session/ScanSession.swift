@@ -54,9 +54,9 @@ public final class ScanSession {
         let zxing = settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) })
         if zxing { list.addWorker { ZXingDecoder(symbologies: symbologies, effort: effort) } }
         if settings.decoders.contains("zbar") && symbologies.contains(where: { $0.entry?.zbarType != nil }) {
-            // zbar where zxing-cpp found nothing in the frame (zxing-cpp reads more, and faster);
-            // `thorough` runs both on every frame. (So a zbar-only code, SQ-Code or ISBN-10, in a
-            // frame where zxing-cpp read something needs `thorough` or `--decoders zbar`.)
+            // In video frames zbar runs where zxing-cpp found nothing (zxing-cpp reads more, and
+            // faster; the next frame has another chance); image files get both unless `--effort
+            // fast`, and `thorough` runs both on every frame.
             list.addWorker(fallback: zxing && effort != .thorough) { ZBarDecoder(symbologies: symbologies) }
         }
         if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
@@ -68,7 +68,8 @@ public final class ScanSession {
     public func run(_ source: FrameSource) -> SessionReport {
         let decoders = decoders()
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
-                                   region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort))
+                                   region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
+                                   stillsUseEveryDecoder: settings.effort != .fast)
         let frameHooks = engine.hookCount("frame") > 0
         engine.sessionStarted()
         do {
