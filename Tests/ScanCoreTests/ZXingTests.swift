@@ -509,20 +509,7 @@ final class ZXingTests: XCTestCase {
 
     // MARK: - Fuzz
 
-    /// SplitMix64, seeded, so a failure reproduces from the seed in its message.
-    private struct Mix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    /// A random image: noise, bars, blocks, or a real code pasted at a random place (possibly cut by the edges).
-    private func randomImage(_ g: inout Mix, codes: [GrayImage]) -> (GrayImage, String) {
+    private func randomImage(_ g: inout SplitMix64, codes: [GrayImage]) -> (GrayImage, String) {
         var w: Int, h: Int
         let kind = Int.random(in: 0..<8, using: &g)
         let code = codes[Int.random(in: 0..<codes.count, using: &g)]
@@ -590,7 +577,7 @@ final class ZXingTests: XCTestCase {
 
     func testSeededNoiseNeverCrashesAndPointsStayInside() throws {
         let seed: UInt64 = 0x5CA1_AB1E_2026
-        var g = Mix(state: seed)
+        var g = SplitMix64(seed: seed)
         // The fixtures cropped to their codes and some quiet zone, so they fit in small images.
         let codes = try [("qrcode.png", 12), ("ean13.png", 24), ("zxing/datamatrix.png", 12), ("zxing/microqr.png", 12),
                          ("zxing/aztec.png", 6), ("zxing/rmqr.png", 12), ("zxing/micropdf417.png", 12), ("zxing/code32.png", 30),
