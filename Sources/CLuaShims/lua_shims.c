@@ -301,6 +301,16 @@ static int jkey_cmp(const void *pa, const void *pb) {
 
 static int jvalue(lua_State *L, int idx, jbuf *b, int depth);
 
+/* Insertion sort: payloads have a handful of keys, qsort's calls cost more. */
+static void sort_keys(jkey *list, int count) {
+    for (int i = 1; i < count; i++) {
+        jkey k = list[i];
+        int j = i - 1;
+        while (j >= 0 && jkey_cmp(&list[j], &k) > 0) { list[j + 1] = list[j]; j--; }
+        list[j + 1] = k;
+    }
+}
+
 /* The text of the key at -2 (numbers and booleans formatted as the Swift host did).
 ** A string key is read in place: lua_tolstring on a number key would break lua_next. */
 static void key_text(lua_State *L, jkey *k) {
@@ -369,13 +379,23 @@ static int jtable(lua_State *L, int idx, jbuf *b, int depth) {
         if (!lua_checkstack(L, 4)) { r = -1; break; }
     }
     if (!r) {
-        /* Insertion sort: payloads have a handful of keys, qsort's calls cost more. */
+        sort_keys(list, count);
+        int renamed = 0;
+        /* A number or boolean key that reads like a string key of the same table ({[1.5]=, ["1.5"]=})
+        ** would be a duplicate JSON key: it is written in brackets, "[1.5]". */
         for (int i = 1; i < count; i++) {
-            jkey k = list[i];
-            int j = i - 1;
-            while (j >= 0 && jkey_cmp(&list[j], &k) > 0) { list[j + 1] = list[j]; j--; }
-            list[j + 1] = k;
+            if (list[i].n != list[i - 1].n || memcmp(jkey_text(&list[i]), jkey_text(&list[i - 1]), list[i].n) != 0) continue;
+            jkey *k = list[i].s == NULL ? &list[i] : &list[i - 1];
+            if (k->s == NULL && k->n + 2 < sizeof k->tmp) {
+                memmove(k->tmp + 1, k->tmp, k->n);
+                k->tmp[0] = '[';
+                k->tmp[k->n + 1] = ']';
+                k->n += 2;
+                k->tmp[k->n] = '\0';
+                renamed = 1;
+            }
         }
+        if (renamed) sort_keys(list, count);
         jputc(b, '{');
         for (int i = 0; i < count && !r; i++) {
             if (i > 0) jputc(b, ',');

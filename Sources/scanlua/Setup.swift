@@ -43,3 +43,16 @@ extension OptionValues {
         for (k, v) in pairs { self[k] = v }
     }
 }
+
+/// What ends every session the same way: a signal (128 + it), output that could not be written
+/// or store commits that failed (1, with a message); else the command's own status.
+func finalStatus(_ report: SessionReport, _ status: Int32) -> Int32 {
+    if let signal = report.signal { return 128 + signal }
+    // main says "cannot write output" when its last flush fails too.
+    if report.outputError != nil { return ExitStatus.failure }
+    if report.storeFailures > 0 {
+        Console.error("scanlua: \(report.storeFailures) store transaction(s) could not be committed (see the records' errors)\n")
+        return ExitStatus.failure
+    }
+    return status
+}

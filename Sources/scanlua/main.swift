@@ -73,6 +73,7 @@ let overview = """
     }
 }
 
+Signals.install()
 let status = main(Array(CommandLine.arguments.dropFirst()))
 if let error = Console.flush() {
     Console.error("scanlua: cannot write output: \(error)\n")

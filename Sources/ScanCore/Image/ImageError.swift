@@ -6,6 +6,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     case unsupportedFormat(path: String, format: String)
     /// The bytes are no image format we know.
     case unknownFormat(path: String)
+    /// The input has no bytes at all (a 0-byte file, empty stdin).
+    case empty(path: String)
     /// The decoding library rejected the data (truncated, corrupt); `reason` is its message.
     case corrupt(path: String, format: String, reason: String)
     /// The header's dimensions exceed the pixel limit; nothing was allocated.
@@ -13,7 +15,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
 
     public var path: String {
         switch self {
-        case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p),
+        case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p), .empty(let p),
              .corrupt(let p, _, _), .tooLarge(let p, _, _, _):
             return p
         }
@@ -25,9 +27,13 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
         case .unreadable(_, let r): return "cannot read file: \(r)"
         case .unsupportedFormat(_, let f): return "unsupported image format \(f) (scanlua reads JPEG, PNG and PGM/PPM)"
         case .unknownFormat: return "not an image: no JPEG, PNG or PNM signature"
+        case .empty: return "empty file"
         case .corrupt(_, let f, let r): return "corrupt \(f): \(r)"
         case .tooLarge(_, let w, let h, let limit):
-            return "image is \(w)x\(h) = \(w * h) pixels, over the limit of \(limit) (see --max-pixels)"
+            // A hostile header's sizes can overflow their product: then it is only named as over.
+            let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+            let count = overflow ? "more than \(Int.max)" : "\(pixels)"
+            return "image is \(w)x\(h) = \(count) pixels, over the limit of \(limit) (see --max-pixels)"
         }
     }
 

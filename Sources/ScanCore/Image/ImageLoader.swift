@@ -40,6 +40,7 @@ public struct ImageLoader: Sendable {
 
     /// Decodes image bytes; `name` is what errors call the input (a path, or "-" for stdin).
     public func decode(_ data: Data, name: String) throws(ImageError) -> GrayImage {
+        guard !data.isEmpty else { throw .empty(path: name) }
         let format = ImageFormat.sniff(data)
         switch format {
         case .jpeg: return try JPEGDecoder.decode(data, name: name, maxPixels: maxPixels)

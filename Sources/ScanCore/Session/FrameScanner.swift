@@ -77,7 +77,8 @@ public final class FrameScanner: @unchecked Sendable {
     /// Runs until the source ends, a limit is reached, or `body` returns false. `body` runs on
     /// the calling thread, in source order.
     /// - Throws: the source's error (after the items before it were handed over).
-    public func run(_ body: (DecodedFrame) -> Bool) throws(SourceError) {
+    /// `stop` is asked a few times a second while no frame is ready (a signal arrived).
+    public func run(stop: () -> Bool = { false }, _ body: (DecodedFrame) -> Bool) throws(SourceError) {
         let deadline = limits.timeout.map { Date().addingTimeInterval($0) }
         let reader = Thread { [self] in readLoop(deadline: deadline) }
         reader.start()
@@ -88,8 +89,12 @@ public final class FrameScanner: @unchecked Sendable {
         var next = 0
         while true {
             lock.lock()
-            while results[next] == nil && !(readerDone && next >= readCount) { lock.wait() }
-            guard let item = results.removeValue(forKey: next) else {
+            var asked = false
+            while results[next] == nil && !(readerDone && next >= readCount) {
+                if stop() { asked = true; break }
+                _ = lock.wait(until: Date().addingTimeInterval(0.2))
+            }
+            guard !asked, let item = results.removeValue(forKey: next) else {
                 lock.unlock()
                 break
             }

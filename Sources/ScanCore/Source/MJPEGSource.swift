@@ -22,16 +22,24 @@ public final class MJPEGSource: FrameSource {
         self.loader = loader
     }
 
+    /// The next frame. A JPEG that is cut out whole but does not decode does not end the stream:
+    /// it is handed over as the file `<stream>#<index>`, so the decoder thread gives that frame
+    /// its own error record and the frames after it are still read. (A stream cut inside a frame,
+    /// or bytes that are no JPEG markers, still end it with a ``SourceError``.)
     public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard let bytes = try nextJPEG() else { return nil }
         defer { index += 1 }
+        let data = Data(bytes)
         let image: GrayImage
-        do { image = try loader.decode(Data(bytes), name: "\(name) frame \(index)") } catch {
-            throw SourceError("\(error)")
+        do { image = try loader.decode(data, name: "\(name) frame \(index)") } catch {
+            return .file(.data(data, name: Self.frameName(name, index)))
         }
         return .frame(Frame(info: FrameInfo(source: name, index: index, time: Date(), width: image.width, height: image.height),
                      image: image))
     }
+
+    /// What the error record of an undecodable frame calls it: the stream, `#`, the frame index.
+    public static func frameName(_ stream: String, _ index: Int) -> String { "\(stream)#\(index)" }
 
     /// The bytes of the next JPEG (SOI ... EOI), or nil at the end of the stream.
     func nextJPEG() throws(SourceError) -> [UInt8]? {

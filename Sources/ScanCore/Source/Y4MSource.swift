@@ -25,11 +25,18 @@ public final class Y4MSource: FrameSource {
             throw SourceError("\(path): not a YUV4MPEG2 stream (it must start with 'YUV4MPEG2 ')")
         }
         var w = 0, h = 0, colour = "420jpeg", rate: Double?
+        // What the message shows for each size: the number, or its digits when they overflow Int.
+        var wText = "0", hText = "0"
+        func size(_ value: String) -> (Int, String) {
+            if let n = Int(value) { return (n, String(n)) }
+            let digits = !value.isEmpty && value.allSatisfy { $0.isASCII && $0.isNumber }
+            return digits ? (Int.max, value) : (0, "0")
+        }
         for token in String(decoding: line.dropLast(), as: UTF8.self).split(separator: " ").dropFirst() {
             let value = String(token.dropFirst())
             switch token.first {
-            case "W": w = Int(value) ?? 0
-            case "H": h = Int(value) ?? 0
+            case "W": (w, wText) = size(value)
+            case "H": (h, hText) = size(value)
             case "C": colour = value
             case "F":
                 let parts = value.split(separator: ":").compactMap { Double($0) }
@@ -37,8 +44,10 @@ public final class Y4MSource: FrameSource {
             default: break
             }
         }
-        guard w > 0, h > 0, w * h <= ImageLoader.defaultMaxPixels else {
-            throw SourceError("\(path): bad YUV4MPEG2 size W\(w) H\(h)")
+        // Sizes from a hostile header can overflow their product: checked before any arithmetic.
+        let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+        guard w > 0, h > 0, !overflow, pixels <= ImageLoader.defaultMaxPixels else {
+            throw SourceError("\(path): bad YUV4MPEG2 size W\(wText) H\(hText)")
         }
         let cw = (w + 1) / 2, ch = (h + 1) / 2
         switch colour {

@@ -16,6 +16,12 @@ public struct SessionReport: Sendable {
     public var dropped = 0
     /// Why the source stopped giving frames, when it failed.
     public var sourceError: SourceError?
+    /// Why records could not be written (a closed pipe, a full disk): the session stopped there.
+    public var outputError: String?
+    /// Events whose store transaction failed to commit (their records say why).
+    public var storeFailures = 0
+    /// The signal (SIGINT, SIGTERM) that stopped the session, if one did.
+    public var signal: Int32?
 }
 
 /// The whole pipeline: source -> decoders -> session filter -> hooks -> scripts -> store
@@ -73,13 +79,16 @@ public final class ScanSession {
         let frameHooks = engine.hookCount("frame") > 0
         engine.sessionStarted()
         do {
-            try scanner.run { frame in
+            try scanner.run(stop: { Signals.received != nil }) { frame in
                 handle(frame, sessionDecoders: decoders.sessionDecoders, frameHooks: frameHooks)
-                return !runner.stopRequested && !filter.isDone
+                if let error = sink.flush() { report.outputError = error }
+                return !runner.stopRequested && !filter.isDone && report.outputError == nil && Signals.received == nil
             }
         } catch {
             report.sourceError = error
         }
+        report.signal = Signals.received
+        report.storeFailures = engine.storeFailures
         report.dropped = scanner.dropped
         engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped)
         return report

@@ -14,6 +14,12 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 /// Where a session's records go, one at a time, in input order.
 public protocol RecordSink: AnyObject {
     func write(_ record: ScanRecord)
+    /// Hands what was written on (after each frame): returns why it could not be, or nil.
+    func flush() -> String?
+}
+
+extension RecordSink {
+    public func flush() -> String? { nil }
 }
 
 /// Writes records to stdout (symbols) and stderr (input errors in text and raw formats).
@@ -22,6 +28,10 @@ public final class RecordWriter: RecordSink {
     public let format: OutputFormat
 
     public init(format: OutputFormat) { self.format = format }
+
+    /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
+    /// what it wrote).
+    public func flush() -> String? { Console.flush() }
 
     public func write(_ record: ScanRecord) {
         switch format {

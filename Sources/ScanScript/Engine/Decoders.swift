@@ -90,7 +90,8 @@ extension ScriptEngine {
                                     points: Symbol.outline(hits.bestPoints), quality: hits.best)
                 symbol.orientation = "unknown"
                 symbol.decoder = "lua"
-                symbols.append(symbol)
+                // A decoder may say anything about where: the record's points stay in the frame.
+                symbols.append(symbol.clamped(width: image.width, height: image.height))
             }
         }
         return symbols

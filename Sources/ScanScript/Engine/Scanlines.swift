@@ -94,7 +94,11 @@ enum FrameOps {
     /// 0 where a sample is below its (2r+1)^2 neighbourhood mean minus `offset`, 255 elsewhere
     /// (an integral image keeps it linear in the pixel count).
     static func adaptive(_ data: [UInt8], width: Int, height: Int, radius: Int, offset: Int) -> [UInt8] {
-        guard width > 0, height > 0, data.count == width * height else { return data }
+        // Every number comes from Lua: sizes must describe `data` exactly (checked without
+        // overflowing), and the radius and offset are clamped to what can matter.
+        guard width > 0, height > 0, width <= data.count, height <= data.count,
+              width.multipliedReportingOverflow(by: height) == (data.count, false) else { return data }
+        let radius = min(max(radius, 1), max(width, height)), offset = min(max(offset, -255), 255)
         var integral = [Int](repeating: 0, count: (width + 1) * (height + 1))
         for y in 0..<height {
             var rowSum = 0
@@ -119,7 +123,8 @@ enum FrameOps {
 
     /// Column x of a width x height frame.
     static func column(_ data: [UInt8], width: Int, height: Int, x: Int) -> [UInt8] {
-        guard x >= 0, x < width, data.count >= width * height else { return [] }
+        guard width > 0, height > 0, x >= 0, x < width, width <= data.count, height <= data.count,
+              width.multipliedReportingOverflow(by: height) == (data.count, false) else { return [] }
         return (0..<height).map { data[$0 * width + x] }
     }
 }

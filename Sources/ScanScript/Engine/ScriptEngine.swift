@@ -48,6 +48,8 @@ public final class ScriptEngine {
     public var log: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
     /// The records of the batch being dispatched, written by the prelude's `append_record`.
     let records = RecordBuffer()
+    /// Events whose store transaction could not be committed (a full disk): the command exits 1.
+    public internal(set) var storeFailures = 0
     /// Parser names seen in records, so each becomes a String once.
     var parserNames: [(bytes: [UInt8], name: String)] = []
 
@@ -164,6 +166,19 @@ public final class ScriptEngine {
         if let reason = option.check(value) {
             throw .argument("scan.options: invalid value \(value.serialized) for '\(key)': \(reason)")
         }
+        // Only the config (or the command line) may lift a limit or give trust: a --script may
+        // only tighten them.
+        if !loadingConfig {
+            let current: Int? = key == "instruction_limit" ? limits.instructionLimit : key == "memory_limit" ? limits.memoryLimit
+                : key == "max_failures" ? limits.maxFailures : nil
+            if let current, let new = L.integer(at: 2), (current != 0 && (new == 0 || new > current)) {
+                throw .argument("scan.options: '\(key)' can be raised only by the config or the command line (\(option.flag)); "
+                                + "a script may lower it (now \(current))")
+            }
+            if key == "trust" && L.bool(at: 2) {
+                throw .argument("scan.options: 'trust' can be given only by the config or --trust, not by a script")
+            }
+        }
         switch key {
         case "instruction_limit":
             limits.instructionLimit = L.integer(at: 2) ?? limits.instructionLimit
@@ -183,6 +198,8 @@ public final class ScriptEngine {
     }
 
     private var pendingTrust = false
+    /// Set while the config runs: only it may raise limits and give trust with scan.options.
+    public var loadingConfig = false
 
     /// Applies `scan.options { trust = true }` from a config once the config has finished loading.
     public func applyPendingOptions() throws(ScriptError) {
@@ -245,6 +262,7 @@ public final class ScriptEngine {
             ("end_event", .function { [unowned self] L throws(ScriptError) in
                 // end_event(ok): the event that used the store ends its transaction. -> nil | message
                 do { try store.endEvent(commit: L.bool(at: 1) && !dryRun) } catch {
+                    storeFailures += 1
                     L.push(.string("store: \(error)"))
                     return 1
                 }

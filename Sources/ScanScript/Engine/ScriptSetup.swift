@@ -73,6 +73,8 @@ public enum ScriptSetup {
         let engine = try ScriptEngine(limits: options.limits, modulePaths: shipped.map { [$0] } ?? [])
         engine.storePath = options.database
         if let config = try configFile(explicit: options.config) {
+            engine.loadingConfig = true
+            defer { engine.loadingConfig = false }
             try engine.run(file: config)
             try engine.applyPendingOptions()
         }

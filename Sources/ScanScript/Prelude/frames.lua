@@ -30,7 +30,21 @@ end
 
 -- Frame views for image decoders: the pixels are one byte string, row by row.
 local frame_methods = {}
-local frame_mt = { __index = frame_methods }
+-- __metatable hides the metatable, so a script cannot make a forged table look like a frame.
+local frame_mt = { __index = frame_methods, __metatable = "frame" }
+local dgetmetatable = debug.getmetatable
+
+-- Frame methods take genuine frames only (made by the host or by these methods).
+-- A script may still change a frame's fields: its data must match its size.
+local mtype = math.type
+local function genuine(f, api)
+  if dgetmetatable(f) ~= frame_mt then error(api .. ": expected a frame, got " .. type(f), 3) end
+  local w, h = f.width, f.height
+  if mtype(w) ~= "integer" or mtype(h) ~= "integer" or w < 1 or h < 1 or type(f.data) ~= "string"
+      or w > #f.data or h > #f.data or #f.data ~= w * h then
+    error(api .. ": the frame's data does not match its width and height", 3)
+  end
+end
 
 local function new_frame(data, width, height, x, y)
   return setmetatable({ data = data, width = width, height = height, x = x or 0, y = y or 0 }, frame_mt)
@@ -38,24 +52,28 @@ end
 
 --- The gray level (0 black ... 255 white) at column x, row y (0-based), or nil outside.
 function frame_methods.get(f, x, y)
+  genuine(f, "frame:get")
   if x < 0 or y < 0 or x >= f.width or y >= f.height then return nil end
   return f.data:byte(y * f.width + x + 1)
 end
 
 --- Row y (0-based) as a byte string of `width` gray levels.
 function frame_methods.row(f, y)
+  genuine(f, "frame:row")
   if y < 0 or y >= f.height then error("frame:row: row " .. tostring(y) .. " outside 0.." .. (f.height - 1), 2) end
   return f.data:sub(y * f.width + 1, (y + 1) * f.width)
 end
 
 --- Column x (0-based) as a byte string of `height` gray levels.
 function frame_methods.column(f, x)
+  genuine(f, "frame:column")
   if x < 0 or x >= f.width then error("frame:column: column " .. tostring(x) .. " outside 0.." .. (f.width - 1), 2) end
   return host.column(f.data, f.width, f.height, x)
 end
 
 --- A view of the rectangle (x, y, w, h), clipped to the frame; its x, y say where it sits.
 function frame_methods.crop(f, x, y, w, h)
+  genuine(f, "frame:crop")
   local x0, y0 = math.max(0, x), math.max(0, y)
   local x1, y1 = math.min(f.width, x + w), math.min(f.height, y + h)
   if x1 <= x0 or y1 <= y0 then error("frame:crop: the rectangle is outside the frame", 2) end
@@ -66,17 +84,20 @@ end
 
 --- Otsu's threshold of the frame: the gray level that best splits dark from light.
 function frame_methods.otsu(f)
+  genuine(f, "frame:otsu")
   return host.otsu(f.data)
 end
 
 --- A black (0) and white (255) copy: below `level` is black. Without a level, Otsu's.
 function frame_methods.binarize(f, level)
+  genuine(f, "frame:binarize")
   return new_frame(host.binarize(f.data, level or host.otsu(f.data)), f.width, f.height, f.x, f.y)
 end
 
 --- A black and white copy thresholded against the mean of each pixel's (2r+1)^2 neighbourhood
 --- minus `offset` (defaults r = 7, offset = 5): for uneven lighting.
 function frame_methods.adaptive(f, r, offset)
+  genuine(f, "frame:adaptive")
   return new_frame(host.adaptive(f.data, f.width, f.height, r or 7, offset or 5), f.width, f.height, f.x, f.y)
 end
 

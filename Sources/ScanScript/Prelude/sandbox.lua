@@ -1,5 +1,6 @@
 -- prelude 5/6, sandbox: the globals user chunks see, and trust.
 local host, core = ...
+local dgetmetatable = debug.getmetatable
 local tripped, memory_refused = host.limits.tripped, host.limits.memory_refused
 local raw_pcall, raw_xpcall = pcall, xpcall
 local type, pairs, ipairs, tostring, error, select = type, pairs, ipairs, tostring, error, select
@@ -19,6 +20,18 @@ local function copy_fields(src, names)
   local t = {}
   for _, n in ipairs(names) do t[n] = src[n] end
   return t
+end
+
+-- A read-only view of a library table: reads and pairs see it, writes raise.
+local FROZEN = {}
+local function frozen(lib, name)
+  return setmetatable({}, {
+    __index = lib, [FROZEN] = lib,
+    __newindex = function(_, k) error("the " .. name .. " library is read-only (cannot set '" .. tostring(k) .. "')", 2) end,
+    __pairs = function() return next, lib, nil end,
+    __len = function() return #lib end,
+    __metatable = "read-only",
+  })
 end
 
 local function deep_copy_lib(lib)
@@ -50,8 +63,14 @@ local function fill_sandbox()
   env.pcall, env.xpcall = safe_pcall, safe_xpcall
   env.print = stderr_print
   env.load = sandbox_load
-  env.string = deep_copy_lib(string)
-  env.string.dump = nil
+  local str = deep_copy_lib(string)
+  str.dump = nil  -- bytecode is refused by load anyway; dump would leak function internals
+  env.string = frozen(str, "string")
+  -- Strings' own metatable (s:match) reads from the same frozen library, and scripts cannot get
+  -- at the real one: replacing a string function would change every later handler.
+  local string_mt = dgetmetatable("")
+  string_mt.__index = env.string
+  string_mt.__metatable = "read-only"
   env.table = deep_copy_lib(table)
   env.math = deep_copy_lib(math)
   env.utf8 = deep_copy_lib(utf8)

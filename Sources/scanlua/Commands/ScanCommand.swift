@@ -32,7 +32,7 @@ enum ScanCommand {
         let source = FileListSource(arguments: args.positionals)
         if source.inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         let report = session.run(source)
-        if report.failedInputs > 0 { return ExitStatus.failure }
-        return source.inputs.isEmpty || report.emptyFrames > 0 ? ExitStatus.nothingFound : ExitStatus.success
+        if report.failedInputs > 0 { return finalStatus(report, ExitStatus.failure) }
+        return finalStatus(report, source.inputs.isEmpty || report.emptyFrames > 0 ? ExitStatus.nothingFound : ExitStatus.success)
     }
 }

@@ -48,8 +48,11 @@ enum SimulateCommand {
                 failed = true
                 session.writeInputError(reason.message, source: "stdin:\(lineNumber)")
             }
-            if session.runner.stopRequested { break }
+            if session.sink.flush() != nil { return ExitStatus.failure }  // main says why
+            if session.runner.stopRequested || Signals.received != nil { break }
         }
+        if let signal = Signals.received { return 128 + signal }
+        if session.engine.storeFailures > 0 { return ExitStatus.failure }
         return failed ? ExitStatus.failure : ExitStatus.success
     }
 }

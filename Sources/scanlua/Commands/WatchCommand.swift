@@ -55,8 +55,8 @@ enum WatchCommand {
         if report.dropped > 0 && !quiet { Console.error("scanlua: \(report.dropped) frames dropped while decoding was behind\n") }
         if let failure = report.sourceError {
             Console.error("scanlua: \(failure)\n")
-            return ExitStatus.failure
+            return finalStatus(report, ExitStatus.failure)
         }
-        return report.accepted > 0 ? ExitStatus.success : ExitStatus.nothingFound
+        return finalStatus(report, report.accepted > 0 ? ExitStatus.success : ExitStatus.nothingFound)
     }
 }

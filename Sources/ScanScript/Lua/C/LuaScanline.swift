@@ -85,12 +85,24 @@ extension LuaState {
             var list: [Point] = []
             for k in 0..<rawLength(-1) {
                 rawIndex(-1, k + 1)
+                guard lua_type(L, -1) == LUA_TTABLE else {
+                    let got = typeName(at: -1)
+                    pop()
+                    throw .conversion("points must be a list of {x=, y=} tables; point \(k + 1) is a \(got)")
+                }
                 rawField(-1, "x")
                 rawField(-2, "y")
-                if let x = integer(at: -2), let y = integer(at: -1) { list.append(Point(x: x, y: y)) }
+                let x = integer(at: -2), y = integer(at: -1)
                 pop(3)
+                // Pixel coordinates: anything beyond a billion is not a place in a frame.
+                guard let x, let y, (-(1 << 30)...(1 << 30)).contains(x), (-(1 << 30)...(1 << 30)).contains(y) else {
+                    throw .conversion("points must be {x=, y=} with integer pixel coordinates; point \(k + 1) is not")
+                }
+                list.append(Point(x: x, y: y))
             }
             points = list
+        } else if lua_type(L, -1) != LUA_TNIL {
+            throw .conversion("points must be a list of {x=, y=} tables, got \(typeName(at: -1))")
         }
         return DecodedValue(bytes: b, points: points)
     }

@@ -1,0 +1,30 @@
+// The only Swift file that installs signal handlers (sigaction).
+import Foundation
+import Glibc
+
+/// SIGINT and SIGTERM end a session cleanly: no new input is read, the current frame's symbols
+/// get their store transaction and records, `on_stop` runs, output is flushed, and the command
+/// exits 128 + the signal. SIGPIPE is ignored, so a closed stdout is a write error (a message and
+/// exit 1), not a silent death.
+/// The signal caught (0: none); written by the handler only.
+nonisolated(unsafe) private var caughtSignal: Int32 = 0
+
+public enum Signals {
+    /// The signal that asked the session to stop (SIGINT, SIGTERM), or nil.
+    public static var received: Int32? { caughtSignal == 0 ? nil : caughtSignal }
+
+    /// Installs the handlers (without SA_RESTART: a blocked read of stdin returns).
+    /// The corresponding C function is `sigaction`.
+    public static func install() {
+        var ignore = sigaction()
+        ignore.__sigaction_handler.sa_handler = SIG_IGN
+        sigaction(SIGPIPE, &ignore, nil)
+        for signal in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { caughtSignal = $0 }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(signal, &action, nil)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+
+/// `scanlua scan` and `watch` on hostile files: each bad one is its own error record naming the
+/// file and the reason, and the good ones around it still give their records.
+final class HostileInputCommandTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    @discardableResult
+    private func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    private func fixture(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: CLI.fixture(name))))
+    }
+
+    /// jpeg-plain.jpg with its scan pointing at Huffman tables it never defines: whole to the
+    /// MJPEG splitter, refused by libjpeg.
+    private func undecodableJPEG() throws -> [UInt8] {
+        var bytes = try fixture("jpeg-plain.jpg")
+        var i = 2
+        while bytes[i + 1] != 0xDA { i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])) }
+        bytes[i + 6] = 0x33
+        return bytes
+    }
+
+    func testFolderWithHostileFilesGivesARecordForEachFile() throws {
+        let huge = try write("a-huge.pgm", Array("P5 1000000000000 1000000000000 255\n".utf8))
+        let truncated = try write("b-header-only.ppm", Array("P6 10000 10000 255\n".utf8))
+        let empty = try write("c-empty.png", [])
+        let over = try write("d-over-maxval.pgm", Array("P2 2 1 100\n5 200\n".utf8))
+        let good = try write("e-good.png", try fixture("qrcode.png"))
+        let wide = try write("f-16bit.pgm", Array("P5 2 1 1000\n".utf8) + [0x03, 0xE8, 0x03, 0xE9])
+        let r = try CLI.run(["scan", "--no-default-scripts", dir.path])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let records = r.records
+        XCTAssertEqual(records.map { $0["source"] as? String ?? "?" }, [huge, truncated, empty, over, good, wide])
+        XCTAssertEqual(records.map { $0["error"] as? String ?? "-" }, [
+            "image is 1000000000000x1000000000000 = more than 9223372036854775807 pixels, over the limit of 100000000 (see --max-pixels)",
+            "corrupt PNM: truncated raster: 0 of 300000000 bytes",
+            "empty file",
+            "corrupt PNM: sample 200 at pixel (1, 0) is over maxval 100",
+            "-",
+            "corrupt PNM: sample 1001 at pixel (1, 0) is over maxval 1000",
+        ])
+        XCTAssertEqual(records[4]["text"] as? String, "https://example.com/scanlua")
+    }
+
+    func testEmptyFileAndEmptyStdin() throws {
+        let empty = try write("zero.jpg", [])
+        let r = try CLI.run(["scan", "--no-default-scripts", empty])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.records.count, 1)
+        XCTAssertEqual(r.records.first?["source"] as? String, empty)
+        XCTAssertEqual(r.records.first?["error"] as? String, "empty file")
+        let stdin = try CLI.run(["scan", "--no-default-scripts", "-"], stdin: Data())
+        XCTAssertEqual(stdin.status, 1)
+        XCTAssertEqual(stdin.records.first?["source"] as? String, "-")
+        XCTAssertEqual(stdin.records.first?["error"] as? String, "empty file")
+    }
+
+    func testMaxPixelsLimitsPNMLikeOtherFormats() throws {
+        let pgm = try write("small.pgm", Array("P5 3 2 255\n".utf8) + [UInt8](repeating: 0, count: 6))
+        let r = try CLI.run(["scan", "--no-default-scripts", "--max-pixels", "5", pgm])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.records.first?["error"] as? String, "image is 3x2 = 6 pixels, over the limit of 5 (see --max-pixels)")
+    }
+
+    func testY4MWithOverflowingSizeIsASourceError() throws {
+        let y4m = try write("big.y4m", Array("YUV4MPEG2 W4294967296 H4294967296\n".utf8))
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", y4m])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.records.count, 0)
+        XCTAssertTrue(r.stderr.contains("scanlua: \(y4m): bad YUV4MPEG2 size W4294967296 H4294967296"), r.stderr)
+    }
+
+    func testCorruptMJPEGFrameIsThatFramesErrorAndTheStreamGoesOn() throws {
+        let good = try fixture("jpeg-plain.jpg")
+        let stream = try write("cam.mjpeg", good + (try undecodableJPEG()) + good)
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", stream])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "")
+        let records = r.records
+        XCTAssertEqual(records.count, 3, r.stdout)
+        guard records.count == 3 else { return }
+        XCTAssertEqual(records[0]["source"] as? String, stream)
+        XCTAssertNil(records[0]["frame"], "frame 0 has no frame key")
+        XCTAssertEqual(records[0]["text"] as? String, "https://example.com/scanlua")
+        XCTAssertEqual(records[1]["source"] as? String, "\(stream)#1")
+        XCTAssertEqual(records[1]["error"] as? String, "corrupt JPEG: Huffman table 0x03 was not defined")
+        XCTAssertEqual(records[2]["source"] as? String, stream)
+        XCTAssertEqual(records[2]["frame"] as? Int, 2)
+        XCTAssertEqual(records[2]["text"] as? String, "https://example.com/scanlua")
+    }
+}

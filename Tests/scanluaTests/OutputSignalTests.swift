@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+
+/// Issue 12, G: output reaches pipes as it is made, a closed stdout or a full disk is a message
+/// and exit 1, SIGINT/SIGTERM end cleanly with the records already made, JSON keys stay unique.
+final class OutputSignalTests: XCTestCase {
+    /// Runs the binary through /bin/sh (for pipes and /dev/full); returns status and stderr.
+    func shell(_ command: String) throws -> (status: Int32, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command]
+        p.currentDirectoryURL = CLI.packageRoot
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    var fixtures: String { ["qrcode.png", "ean13.png", "code128.png", "several.png"].map(CLI.fixture).joined(separator: " ") }
+
+    func testAClosedPipeIsAMessageAndExitOne() throws {
+        // The writer's output goes into a pipe whose reading end is closed.
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["scan"] + (0..<5).flatMap { _ in ["qrcode.png", "ean13.png", "several.png"].map(CLI.fixture) }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try out.fileHandleForReading.close()  // nobody reads: every write gets EPIPE
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .exit, "not killed by SIGPIPE")
+        XCTAssertEqual(p.terminationStatus, 1)
+        XCTAssertTrue(message.contains("scanlua: cannot write output: Broken pipe"), message)
+    }
+
+    func testAFullDiskIsAMessageAndExitOne() throws {
+        let r = try shell("'\(CLI.binary.path)' scan \(fixtures) > /dev/full")
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("scanlua: cannot write output: No space left on device"), r.stderr)
+    }
+
+    func testSIGINTAndSIGTERMKeepTheRecordsAlreadyMade() throws {
+        for (signal, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let p = Process()
+            p.executableURL = CLI.binary
+            // 2 frames a second: some records are out before the signal, the rest never read.
+            p.arguments = ["watch", "--quiet", "--no-default-scripts", "--duplicates", "all", "--max-fps", "2",
+                           CLI.fixture("stream-10fps.y4m")]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let reader = ReadAll(out.fileHandleForReading)
+            Thread.sleep(forTimeInterval: 2.2)
+            kill(p.processIdentifier, signal)
+            let data = reader.wait()
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationReason, .exit, "the handler ended it, not the signal")
+            XCTAssertEqual(p.terminationStatus, status)
+            let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+            XCTAssertGreaterThanOrEqual(lines.count, 3, "records made before the signal were written")
+            XCTAssertLessThan(lines.count, 15, "it stopped reading")
+            for line in lines { XCTAssertNotNil(try? JSONSerialization.jsonObject(with: Data(line.utf8)), "whole records only") }
+        }
+    }
+
+    func testNumberAndStringKeysThatReadAlikeStayDistinct() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let s = dir.appendingPathComponent("keys.lua").path
+        try """
+            local scan = require "scan"
+            scan.parser { name = "k", parse = function(ev) return { [1.5] = "num", ["1.5"] = "str", [true] = "b", ["true"] = "s" } end }
+            """.write(toFile: s, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+        XCTAssertTrue(r.stdout.contains(#""payload":{"type":"k","1.5":"str","[1.5]":"num","[true]":"b","true":"s"}"#), r.stdout)
+    }
+}

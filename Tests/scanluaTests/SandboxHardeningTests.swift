@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// Attacks of issue 12 (A4, A5, B) as a hostile script would make them: each is an error on the
+/// record or on stderr, and the scan goes on.
+final class SandboxHardeningTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-harden-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func script(_ name: String, _ source: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try source.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func testAScriptCannotRaiseItsLimitsOrGiveItselfTrust() throws {
+        for (option, value) in [("instruction_limit", "0"), ("instruction_limit", "20000000"), ("memory_limit", "0"),
+                                ("memory_limit", "1073741824"), ("max_failures", "100")] {
+            let s = try script("raise.lua", "require('scan').options { \(option) = \(value) }\n")
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+            XCTAssertEqual(r.status, 2, "\(option) = \(value)")
+            XCTAssertTrue(r.stderr.contains("scan.options: '\(option)' can be raised only by the config or the command line"), r.stderr)
+        }
+        let trust = try script("trust.lua", "require('scan').options { trust = true }\n")
+        let t = try CLI.run(["simulate", "--no-default-scripts", "--script", trust, "--text", "x"])
+        XCTAssertEqual(t.status, 2)
+        XCTAssertTrue(t.stderr.contains("scan.options: 'trust' can be given only by the config or --trust, not by a script"), t.stderr)
+        // Lowering is fine, and the config may raise.
+        let lower = try script("lower.lua", "require('scan').options { instruction_limit = 1000000, max_failures = 2 }\n")
+        XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--script", lower, "--text", "x"]).status, 0)
+        let config = try script("init.lua", "require('scan').options { instruction_limit = 0, memory_limit = 0 }\n")
+        XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--config", config, "--text", "x"]).status, 0)
+    }
+
+    func testTheStringLibraryIsFrozenAndHasNoDump() throws {
+        let s = try script("strings.lua", """
+            local scan = require "scan"
+            scan.parser { name = "probe", parse = function(ev)
+              local r = { mt = tostring(getmetatable("")), dump = tostring(string.dump), method = ("abc"):upper() }
+              r.set = select(2, pcall(function() string.match = function() return "pwned" end end))
+              r.mtset = select(2, pcall(function() getmetatable("").__index = {} end))
+              r.after = ("hello"):match("h(e)")
+              return r
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let p = try XCTUnwrap(r.records.first?["payload"] as? [String: Any])
+        XCTAssertEqual(p["mt"] as? String, "read-only", "the real string metatable is hidden")
+        XCTAssertEqual(p["dump"] as? String, "nil")
+        XCTAssertEqual(p["method"] as? String, "ABC")
+        XCTAssertTrue((p["set"] as? String ?? "").contains("the string library is read-only (cannot set 'match')"), "\(p)")
+        XCTAssertNotNil(p["mtset"], "indexing the hidden metatable's string fails")
+        XCTAssertEqual(p["after"] as? String, "e", "string methods still work for every later handler")
+    }
+
+    func testHostileLuaDecodersAreErrorsNotCrashes() throws {
+        let s = try script("decoders.lua", """
+            local scan = require "scan"
+            scan.decoder { name = "nums", kind = "image", decode = function(f) return { text = "a", points = { 1, 2 } } end }
+            scan.decoder { name = "huge", kind = "image",
+              decode = function(f) return { text = "b", points = { { x = math.mininteger, y = math.maxinteger } } } end }
+            scan.decoder { name = "adaptive", kind = "image",
+              decode = function(f) f:adaptive(math.maxinteger, 5); f:adaptive(7, math.mininteger); return "c" end }
+            scan.decoder { name = "forged", kind = "image", decode = function(f)
+              local column = f.column
+              return column({ data = "abc", width = 1 << 62, height = 4 }, 0)
+            end }
+            scan.decoder { name = "resized", kind = "image", decode = function(f) f.width = 1 << 62; return f:column(0) end }
+            scan.decoder { name = "outside", kind = "image",
+              decode = function(f) return { text = "fine", points = { { x = 5, y = 5 }, { x = 1000000, y = -7 } } } end }
+            """)
+        let r = try CLI.run(["scan", "--no-default-scripts", "--script", s, CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let symbologies = r.records.compactMap { $0["symbology"] as? String }
+        XCTAssertEqual(symbologies.filter { $0 == "qrcode" || $0 == "ean13" }.count, 2, "every image keeps its records: \(symbologies)")
+        XCTAssertTrue(r.stderr.contains("decoder 'nums'") && r.stderr.contains("points must be a list of {x=, y=} tables; point 1 is a number"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("decoder 'huge'") && r.stderr.contains("integer pixel coordinates"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("decoder 'forged'") && r.stderr.contains("frame:column: expected a frame, got table"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("decoder 'resized'") && r.stderr.contains("frame:column: the frame's data does not match its width and height"), r.stderr)
+        XCTAssertTrue(symbologies.contains("adaptive"), "clamped radius and offset: \(symbologies)")
+        // A decoder's points stay inside the image (132 x 132).
+        let outside = try XCTUnwrap(r.records.first { $0["symbology"] as? String == "outside" })
+        let points = try XCTUnwrap(outside["points"] as? [[Int]])
+        XCTAssertTrue(points.allSatisfy { $0[0] >= 0 && $0[0] < 132 && $0[1] >= 0 && $0[1] < 132 }, "\(points)")
+    }
+}
