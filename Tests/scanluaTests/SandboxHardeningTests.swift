@@ -90,4 +90,54 @@ final class SandboxHardeningTests: XCTestCase {
         let points = try XCTUnwrap(outside["points"] as? [[Int]])
         XCTAssertTrue(points.allSatisfy { $0[0] >= 0 && $0[0] < 132 && $0[1] >= 0 && $0[1] < 132 }, "\(points)")
     }
+
+    func testSymlinksDoNotLeadOutAndNoActionWritesScriptsConfigsOrStores() throws {
+        let fm = FileManager.default
+        let outside = fm.temporaryDirectory.appendingPathComponent("scanlua-outside-\(UUID().uuidString)")
+        try fm.createDirectory(at: outside, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: outside) }
+        try "secret\n".write(to: outside.appendingPathComponent("secret.txt"), atomically: true, encoding: .utf8)
+        try fm.createDirectory(at: outside.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("odir").path, withDestinationPath: outside.path)
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("sublink").path,
+                                  withDestinationPath: outside.appendingPathComponent("sub").path)
+        try fm.createDirectory(at: dir.appendingPathComponent("real"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("real/link.txt").path,
+                                  withDestinationPath: outside.appendingPathComponent("secret.txt").path)
+        _ = try script("rule.lua", """
+            local scan = require "scan"
+            scan.parser { name = "p", parse = function(ev)
+              local f, err = io.open("sublink/../secret.txt")   -- textually "secret.txt"; really outside/secret.txt
+              local g = io.open("real/../rule.lua")
+              return { dotdot = f and "READ" or err, inside = g and "read" or "refused" }
+            end }
+            scan.rule { name = "r", run = function(p) return {
+              { type = "append", path = "odir/pwn.txt", line = "x" },
+              { type = "append", path = "real/link.txt", line = "x" },
+              { type = "append", path = "scanlua.lua", line = 'require("scan").options { trust = true }' },
+              { type = "append", path = "rule.lua", line = "--" },
+              { type = "append", path = "store.db", line = "x" },
+              { type = "append", path = "real/ok.txt", line = "fine" },
+            } end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", "rule.lua", "--db", "store.db", "--text", "x"], cwd: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let record = try XCTUnwrap(r.records.first)
+        let payload = try XCTUnwrap(record["payload"] as? [String: Any])
+        XCTAssertTrue((payload["dotdot"] as? String ?? "").contains("outside the directories scripts may read"), "\(payload)")
+        XCTAssertEqual(payload["inside"] as? String, "read")
+        let actions = try XCTUnwrap(record["actions"] as? [[String: Any]])
+        let byPath = Dictionary(uniqueKeysWithValues: actions.map { ($0["path"] as? String ?? "", $0) })
+        XCTAssertEqual(byPath["odir/pwn.txt"]?["error"] as? String,
+                       "odir/pwn.txt: append is limited to paths below the working directory (odir leads out of it)")
+        XCTAssertEqual(byPath["real/link.txt"]?["error"] as? String, "real/link.txt: is a symbolic link (not followed)")
+        for path in ["scanlua.lua", "rule.lua", "store.db"] {
+            XCTAssertEqual(byPath[path]?["error"] as? String, "\(path): an action cannot write a script, a config or a database")
+        }
+        XCTAssertEqual(byPath["real/ok.txt"]?["status"] as? String, "done")
+        XCTAssertFalse(fm.fileExists(atPath: outside.appendingPathComponent("pwn.txt").path))
+        XCTAssertEqual(try String(contentsOf: outside.appendingPathComponent("secret.txt"), encoding: .utf8), "secret\n")
+        XCTAssertFalse(fm.fileExists(atPath: dir.appendingPathComponent("scanlua.lua").path))
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("real/ok.txt"), encoding: .utf8), "fine\n")
+    }
 }

@@ -9,12 +9,27 @@ import ScanCore
 public final class ActionRunner {
     public let dryRun: Bool
     public let trusted: Bool
+    /// Files no action may write, trusted or not: the config, scripts, the store's database.
+    public var protectedPaths: [String] = []
     /// Set once a `stop` action ran: the session finishes the current frame and stops.
     public private(set) var stopRequested = false
 
     public init(dryRun: Bool, trusted: Bool) {
         self.dryRun = dryRun
         self.trusted = trusted
+    }
+
+    /// Lua files (scripts and configs), SQLite files, and the given paths (wherever they resolve).
+    static func isScriptOrStore(_ path: String, protected: [String]) -> Bool {
+        let name = (path as NSString).lastPathComponent.lowercased()
+        for suffix in [".lua", ".db", ".sqlite", ".sqlite3", ".db-wal", ".db-shm", ".db-journal"] where name.hasSuffix(suffix) {
+            return true
+        }
+        let target = physicalPath((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
+            .map { $0 + "/" + (path as NSString).lastPathComponent }
+        return protected.contains { p in
+            p == path || (target != nil && physicalPath(p) == target)
+        }
     }
 
     public func carryOut(_ actions: [JSON]) -> [JSON] {
@@ -47,6 +62,15 @@ public final class ActionRunner {
             guard case .string(let line)? = action["line"] else { return "append needs a 'line' string" }
             if !trusted && (path.hasPrefix("/") || path.split(separator: "/").contains("..")) {
                 return "\(path): append is limited to paths below the working directory (use --trust to lift this)"
+            }
+            // A rule must not be able to change what the next run loads or its store.
+            if Self.isScriptOrStore(path, protected: protectedPaths) {
+                return "\(path): an action cannot write a script, a config or a database"
+            }
+            // Below the working directory physically, not only as text (a linked directory leads out).
+            let directory = (path as NSString).deletingLastPathComponent
+            if !trusted && !isPhysically(directory.isEmpty ? "." : directory, inside: FileManager.default.currentDirectoryPath) {
+                return "\(path): append is limited to paths below the working directory (\(directory) leads out of it)"
             }
             return appendLine(line, toFile: path).map { "\(path): \($0)" }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import ScanCore
 import ScanScript
+import ScanStore
 
 /// What a session did: for exit statuses and the status line.
 public struct SessionReport: Sendable {
@@ -47,6 +48,7 @@ public final class ScanSession {
         self.engine = engine
         self.sink = sink
         runner = ActionRunner(dryRun: settings.dryRun, trusted: engine.limits.trust)
+        runner.protectedPaths = engine.loadedFiles + [engine.storePath ?? Store.defaultPath]
         engine.dryRun = settings.dryRun
         filter = settings.filter
     }

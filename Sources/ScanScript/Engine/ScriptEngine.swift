@@ -111,8 +111,12 @@ public final class ScriptEngine {
         }
         let dir = (path as NSString).deletingLastPathComponent
         addModulePath(dir.isEmpty ? "." : dir)
+        loadedFiles.append(path)
         try run(source: source, chunkName: "@" + path)
     }
+
+    /// The script and config files run so far (no action may write them).
+    public private(set) var loadedFiles: [String] = []
 
     /// Runs Lua source in the sandbox; `chunkName` is `@path` for files or `=name`.
     public func run(source: [UInt8], chunkName: String) throws(ScriptError) {
@@ -346,14 +350,13 @@ public final class ScriptEngine {
         return (nil, tried)
     }
 
+    /// Whether the sandbox's io.open may read `path`: it must physically lie (symbolic links
+    /// followed, `..` applied to the real directory) below the working directory or a script
+    /// directory.
     private func isReadable(_ path: String) -> Bool {
         if trusted { return true }
-        let resolved = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
         let roots = [FileManager.default.currentDirectoryPath] + modulePaths
-        return roots.contains { root in
-            let r = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
-            return resolved == r || resolved.hasPrefix(r.hasSuffix("/") ? r : r + "/")
-        }
+        return roots.contains { isPhysically(path, inside: $0) }
     }
 
     /// A path relative to the working directory when it is below it: what tracebacks show.

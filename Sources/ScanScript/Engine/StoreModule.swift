@@ -8,20 +8,30 @@ import ScanStore
 ///     store.once(key) -> true the first time key is seen (kept only if the event commits)
 ///     store.migrate { [1] = "CREATE TABLE ...", [2] = "ALTER TABLE ..." }   applied once each, in order
 ///     store.path() -> the database file
+///
+/// The connection is sandboxed (ScanStore's `StoreLimits`): no ATTACH, DETACH, VACUUM INTO,
+/// load_extension() or PRAGMAs beyond schema and version reads; a step budget per statement;
+/// 16 MiB values; 256 MiB of SQLite heap; 100,000 rows (64 MiB) per query.
 extension ScriptEngine {
     func storeModule() -> LuaValue {
         .table([
             ("exec", .function { [unowned self] L throws(ScriptError) in
                 let (sql, positional, named) = try storeArguments(L, "exec")
                 let db = try withStore { () throws(StoreError) in try self.store.touch() }
-                _ = try withStore { () throws(StoreError) in try db.query(sql, positional: positional, named: named) }
+                // Rows an exec's statement returns are dropped, not held.
+                _ = try withStore { () throws(StoreError) in try db.query(sql, positional: positional, named: named, limit: .none) }
                 L.push(.int(db.changes))
                 return 1
             }),
             ("query", .function { [unowned self] L throws(ScriptError) in
                 let (sql, positional, named) = try storeArguments(L, "query")
-                let rows = try withStore { () throws(StoreError) in try self.store.touch().query(sql, positional: positional, named: named) }
-                L.pushRows(rows)
+                // At most StoreLimits.rows rows and StoreLimits.resultBytes (larger results are a
+                // store error), so the tables are pushed with Lua's cap lifted: a refused allocation
+                // there would raise a Lua error through Swift frames.
+                let rows = try withStore { () throws(StoreError) in
+                    try self.store.touch().query(sql, positional: positional, named: named, limit: .standard)
+                }
+                try L.withoutMemoryLimit { () throws(ScriptError) in L.pushRows(rows) }
                 return 1
             }),
             ("once", .function { [unowned self] L throws(ScriptError) in
