@@ -158,9 +158,39 @@ static int swift_trampoline(lua_State *L) {
     scanlua_swift_fn fn = (scanlua_swift_fn)lua_touserdata(L, lua_upvalueindex(1));
     void *context = lua_touserdata(L, lua_upvalueindex(2));
     int64_t id = (int64_t)lua_tointeger(L, lua_upvalueindex(3));
+    scanlua_limits *lim = limits_of(L);
+    if (lim->closing) return luaL_error(L, "the engine is closing: host functions are gone");
+    /* The memory cap is lifted while Swift runs: a refused allocation there would longjmp
+    ** through Swift frames (leaking what they hold). The cap is checked once Swift returned. */
+    int outermost = !lim->in_host;
+    if (outermost) {
+        lim->host_limit = lim->memory_limit;
+        lim->memory_limit = 0;
+        lim->in_host = 1;
+    }
     int n = fn(L, context, id);
+    size_t cap = lim->host_limit;  /* the Swift function may have changed it (scan.options) */
+    if (outermost) {
+        lim->memory_limit = cap;
+        lim->in_host = 0;
+    }
     if (n < 0) return lua_error(L);  /* message is on top; the longjmp stays in C */
+    if (outermost && cap && lim->memory_used > cap) {
+        lim->memory_refused = 1;
+        lua_pushliteral(L, "not enough memory");
+        return lua_error(L);
+    }
     return n;
+}
+
+void scanlua_close(lua_State *L, int64_t close_budget) {
+    scanlua_limits *lim = limits_of(L);
+    lim->closing = 1;
+    lim->instruction_limit = close_budget;
+    /* Armed on the main thread for the finalizers lua_close runs: an endless one trips the
+    ** hook, its error becomes a warning, and closing goes on. */
+    scanlua_arm_budget(L, 1);
+    lua_close(L);
 }
 
 void scanlua_push_swift_function(lua_State *L, scanlua_swift_fn fn, void *context, int64_t id) {

@@ -140,4 +140,47 @@ final class SandboxHardeningTests: XCTestCase {
         XCTAssertFalse(fm.fileExists(atPath: dir.appendingPathComponent("scanlua.lua").path))
         XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("real/ok.txt"), encoding: .utf8), "fine\n")
     }
+
+    /// Lua that would run with no budget (finalizers at exit, metamethods of returned tables) is
+    /// bounded, and host memory under the cap never unwinds through Swift.
+    func testCodeOutsideHandlersIsBoundedToo() throws {
+        // Lua runs __gc with hooks off: the sandbox refuses finalizers.
+        let gc = try script("gc.lua", "keep = setmetatable({}, { __gc = function() while true do end end })\n")
+        let g = try CLI.run(["simulate", "--no-default-scripts", "--script", gc, "--text", "x"])
+        XCTAssertEqual(g.status, 2)
+        XCTAssertTrue(g.stderr.contains("gc.lua:1: setmetatable: __gc finalizers are not available in the sandbox"), g.stderr)
+        let s = try script("unbounded.lua", """
+            local scan = require "scan"
+            scan.parser { name = "meta", parse = function(ev)
+              return setmetatable({ n = 1 }, { __index = function() while true do end end,
+                                               __pairs = function() while true do end end })
+            end }
+            scan.rule { name = "list", run = function(p)
+              return setmetatable({}, { __index = function() while true do end end })
+            end }
+            scan.rule { name = "err", on = "nothing", run = function() end }
+            """)
+        let start = Date()
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 30, "bounded")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.count, 1)
+        XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, "meta")
+        XCTAssertFalse(r.stderr.contains("unowned"), r.stderr)
+    }
+
+    func testHostAllocationsOverTheCapAreAnErrorNotACrash() throws {
+        let s = try script("codec.lua", """
+            local scan = require "scan"
+            local codec = require "codec"
+            scan.parser { name = "big", parse = function(ev)
+              local t = codec.decode(string.rep("a", 3 << 20), "latin1")
+              return { n = #t }
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--memory-limit", "4", "--script", s, "--text", "x"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let errors = try XCTUnwrap(r.records.first?["errors"] as? [[String: Any]])
+        XCTAssertTrue((errors.first?["message"] as? String ?? "").contains("memory limit exceeded (4 MiB)"), "\(errors)")
+    }
 }

@@ -41,7 +41,15 @@ typedef struct scanlua_limits {
     int64_t instruction_limit;   /* 0 = unlimited */
     int armed;                   /* the hook raises only while armed */
     int tripped;                 /* the budget ran out during this arming */
+    int closing;                 /* the state is being closed: no Swift function may run */
+    int in_host;                 /* a Swift function runs: the cap is lifted, kept in host_limit */
+    size_t host_limit;           /* the cap while in_host (what the host reads and sets) */
 } scanlua_limits;
+
+/* Closes the state with no Swift function callable (a finalizer calling print at exit finds
+** the host gone, not a dangling engine). Lua runs __gc with hooks off, so the sandbox refuses
+** __gc metatables; close_budget bounds any other code the close runs. */
+void scanlua_close(lua_State *L, int64_t close_budget);
 
 /* A new state whose allocations are counted against limits->memory_limit and
 ** whose count hook enforces limits->instruction_limit while armed. */

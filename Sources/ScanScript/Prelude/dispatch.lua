@@ -2,7 +2,8 @@
 -- scan.simulate.
 local host, core = ...
 local budget_call = host.limits.call
-local type, pairs, ipairs, tostring, error, rawget = type, pairs, ipairs, tostring, error, rawget
+local type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next =
+  type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next
 local sfind, sformat = string.find, string.format
 local parsers, rules, hooks, summaries = core.parsers, core.rules, core.hooks, core.summaries
 local scan = core.scan
@@ -10,7 +11,8 @@ local scan = core.scan
 local memory_message = "not enough memory"
 
 local function handler_error(h, msg)
-  local text = type(msg) == "string" and msg or tostring(msg)
+  -- Not tostring: an error object's __tostring would run here, outside any budget.
+  local text = type(msg) == "string" and msg or ("(error object is a " .. type(msg) .. " value)")
   local message, trace = text:match("^(.-)\n(stack traceback:.*)$")
   message = message or text
   if text == memory_message then
@@ -114,7 +116,8 @@ local function run_rules(payload, ev)
         if is_action(res) or type(res) ~= "table" then
           add_action(r, res)
         else
-          for _, a in ipairs(res) do add_action(r, a) end
+          -- Raw: ipairs would run the list's metamethods outside any budget.
+          for i = 1, rawlen(res) do add_action(r, rawget(res, i)) end
         end
       end
     end
@@ -141,7 +144,8 @@ local function dispatch(fields, ev)
         if type(res) ~= "table" then
           add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
         else
-          if res.type == nil then res.type = p.name end
+          -- Raw access: a payload's metamethods would run here, outside any budget.
+          if rawget(res, "type") == nil then rawset(res, "type", p.name) end
           payload, parser = res, p.name
           break
         end
@@ -165,7 +169,7 @@ local function tagged(list, names)
   local out = {}
   for i, t in ipairs(list) do
     local c = {}
-    for k, v in pairs(t) do c[k] = v end
+    for k, v in next, t do c[k] = v end  -- raw: no __pairs outside a budget
     c.rule = names[i]
     out[i] = c
   end

@@ -61,6 +61,16 @@ local function fill_sandbox()
     env[n] = full[n]
   end
   env.pcall, env.xpcall = safe_pcall, safe_xpcall
+  -- No finalizers: Lua runs __gc with hooks off (during collection and at close), so a looping
+  -- one could not be stopped by the instruction budget. (Lua marks an object for finalization
+  -- only when its metatable has __gc at setmetatable time, so checking here is enough.)
+  local raw_setmetatable = setmetatable
+  env.setmetatable = function(t, mt)
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("setmetatable: __gc finalizers are not available in the sandbox", 2)
+    end
+    return raw_setmetatable(t, mt)
+  end
   env.print = stderr_print
   env.load = sandbox_load
   local str = deep_copy_lib(string)

@@ -19,9 +19,18 @@ public enum Signals {
         var ignore = sigaction()
         ignore.__sigaction_handler.sa_handler = SIG_IGN
         sigaction(SIGPIPE, &ignore, nil)
+        // A session that does not come back to check within 5 s (stuck in C, or in code with no
+        // budget) is ended by the alarm, with the status of the signal that asked.
+        var alarmAction = sigaction()
+        alarmAction.__sigaction_handler.sa_handler = { _ in _exit(128 + (caughtSignal == 0 ? SIGTERM : caughtSignal)) }
+        sigaction(SIGALRM, &alarmAction, nil)
         for signal in [SIGINT, SIGTERM] {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { caughtSignal = $0 }
+            action.__sigaction_handler.sa_handler = { sig in
+                if caughtSignal != 0 { _exit(128 + sig) }  // a second signal: at once
+                caughtSignal = sig
+                alarm(5)
+            }
             sigemptyset(&action.sa_mask)
             action.sa_flags = 0
             sigaction(signal, &action, nil)

@@ -81,13 +81,15 @@ final class LuaState {
     }
 
     deinit {
-        lua_close(L)
+        // Finalizers run here, bounded, with no Swift function callable (the engine is going).
+        scanlua_close(L, 10_000_000)
         limits.deallocate()
     }
 
+    /// The cap (while a Swift function runs, the one that holds once it returns).
     var memoryLimit: Int {
-        get { limits.pointee.memory_limit }
-        set { limits.pointee.memory_limit = newValue }
+        get { limits.pointee.in_host != 0 ? limits.pointee.host_limit : limits.pointee.memory_limit }
+        set { if limits.pointee.in_host != 0 { limits.pointee.host_limit = newValue } else { limits.pointee.memory_limit = newValue } }
     }
     var instructionLimit: Int {
         get { Int(limits.pointee.instruction_limit) }
