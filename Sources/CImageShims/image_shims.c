@@ -43,6 +43,7 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     struct jpeg_decompress_struct cinfo;
     jpeg_guard guard;
     uint8_t *volatile pixels = NULL;
+    uint8_t *volatile line = NULL;  /* one CMYK row, for CMYK/YCCK JPEGs */
     volatile int status = SCANLUA_IMAGE_OK;
     memset(out, 0, sizeof *out);
     cinfo.err = jpeg_std_error(&guard.pub);
@@ -54,6 +55,7 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
         snprintf(err, errlen, "%s", guard.message);
         jpeg_destroy_decompress(&cinfo);
         free(pixels);
+        free(line);
         return status == SCANLUA_IMAGE_OK ? SCANLUA_IMAGE_CORRUPT : status;
     }
     jpeg_create_decompress(&cinfo);
@@ -67,7 +69,10 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
         jpeg_destroy_decompress(&cinfo);
         return SCANLUA_IMAGE_TOO_LARGE;
     }
-    cinfo.out_color_space = JCS_GRAYSCALE;  /* libjpeg converts from YCbCr/CMYK */
+    /* libjpeg converts YCbCr and RGB to gray itself, but not CMYK or YCCK (print workflows,
+    ** Adobe JPEGs): those are read as CMYK and turned to gray below. */
+    int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
     if (reduction == 2 || reduction == 4 || reduction == 8) {
         cinfo.scale_num = 1;
         cinfo.scale_denom = reduction;
@@ -75,16 +80,43 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     out->source_width = cinfo.image_width;
     out->source_height = cinfo.image_height;
     jpeg_start_decompress(&cinfo);
-    size_t stride = cinfo.output_width;
+    size_t stride = cinfo.output_width;  /* the gray image's; CMYK rows are read into `line` */
     pixels = malloc(stride * cinfo.output_height);
     if (pixels == NULL) {
         snprintf(err, errlen, "out of memory for %ux%u pixels", cinfo.output_width, cinfo.output_height);
         jpeg_destroy_decompress(&cinfo);
         return SCANLUA_IMAGE_NOMEM;
     }
-    while (cinfo.output_scanline < cinfo.output_height) {
-        JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
-        jpeg_read_scanlines(&cinfo, &row, 1);
+    if (cmyk) {
+        line = malloc((size_t)cinfo.output_width * 4);
+        if (line == NULL) {
+            snprintf(err, errlen, "out of memory for a row of %u pixels", cinfo.output_width);
+            jpeg_destroy_decompress(&cinfo);
+            free(pixels);
+            return SCANLUA_IMAGE_NOMEM;
+        }
+        /* Adobe writes CMYK JPEGs inverted (the "Adobe" marker): 255 is no ink. Gray is the
+        ** light left after the inks: (255 - ink) shades, as ImageMagick's conversion does. */
+        int inverted = cinfo.saw_Adobe_marker;
+        while (cinfo.output_scanline < cinfo.output_height) {
+            size_t y = cinfo.output_scanline;
+            JSAMPROW row = (JSAMPROW)line;
+            jpeg_read_scanlines(&cinfo, &row, 1);
+            for (JDIMENSION x = 0; x < cinfo.output_width; x++) {
+                unsigned c = line[4 * x], m = line[4 * x + 1], ye = line[4 * x + 2], k = line[4 * x + 3];
+                if (!inverted) { c = 255 - c; m = 255 - m; ye = 255 - ye; k = 255 - k; }
+                /* c, m, ye, k are now the light each ink lets through (255 = no ink). */
+                unsigned r = c * k / 255, g = m * k / 255, b = ye * k / 255;
+                pixels[y * stride + x] = (uint8_t)((r * 299 + g * 587 + b * 114) / 1000);
+            }
+        }
+        free(line);
+        line = NULL;
+    } else {
+        while (cinfo.output_scanline < cinfo.output_height) {
+            JSAMPROW row = pixels + (size_t)cinfo.output_scanline * stride;
+            jpeg_read_scanlines(&cinfo, &row, 1);
+        }
     }
     /* Report a truncated file rather than decode half a picture silently. */
     if (guard.truncated) {

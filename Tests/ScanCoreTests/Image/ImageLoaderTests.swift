@@ -38,6 +38,17 @@ final class ImageLoaderTests: XCTestCase {
         XCTAssertLessThan(image[17, 17], 20)
     }
 
+    func testCMYKJPEGDecodesToGrayAndReads() throws {
+        // libjpeg cannot convert CMYK/YCCK to gray itself; the shim does (issue 12, F).
+        let cmyk = try Fixture.image("jpeg-cmyk.jpg"), plain = try Fixture.image("jpeg-plain.jpg")
+        XCTAssertEqual(cmyk.width, plain.width)
+        XCTAssertEqual(cmyk.height, plain.height)
+        // White paper stays white, black modules black (within JPEG's noise).
+        XCTAssertGreaterThan(cmyk[0, 0], 230)
+        XCTAssertLessThan(cmyk[17, 17], 40)
+        XCTAssertEqual(ZBarDecoder(symbologies: [Symbology(rawValue: "qrcode")]).decode(cmyk).map(\.text), ["https://example.com/scanlua"])
+    }
+
     func testTruncatedJPEGIsAnErrorNamingTheFile() {
         let path = Fixture.path("truncated.jpg")
         XCTAssertThrowsError(try ImageLoader().load(path: path)) { error in
