@@ -464,23 +464,6 @@ static int jvalue(lua_State *L, int idx, jbuf *b, int depth) {
     }
 }
 
-int scanlua_json_encode(lua_State *L, int idx, char **out, size_t *len) {
-    jbuf b = { NULL, 0, 0, 0 };
-    int top = lua_gettop(L);
-    int r = jvalue(L, lua_absindex(L, idx), &b, 0);
-    lua_settop(L, top);
-    if (r || b.failed) {
-        free(b.p);
-        static const char msg[] = "table nests deeper than 64 levels (a cycle?)";
-        *out = malloc(sizeof msg);
-        if (*out) memcpy(*out, msg, sizeof msg);
-        *len = sizeof msg - 1;
-        return -1;
-    }
-    *out = b.p;
-    *len = b.n;
-    return 0;
-}
 
 /* }============================================================ */
 

@@ -67,14 +67,6 @@ struct ArgumentList {
         if pendingInlineValue { throw UsageError("option '\(option)' takes no value") }
     }
 
-    mutating func intValue(for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
-        let v = try value(for: option)
-        guard let n = Int(v), range.contains(n) else {
-            throw UsageError("invalid value '\(v)' for '\(option)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return n
-    }
-
     /// Reads every option of the command line, each one of `names` (``Option/registry``), until
     /// only positionals are left. `--help` is handled before this.
     /// With `untilPositional`, options end at the first positional (`run SCRIPT --its-own-flags`).

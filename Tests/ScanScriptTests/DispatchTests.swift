@@ -4,7 +4,7 @@ import XCTest
 @testable import ScanScript
 
 /// The batched dispatch (Engine/Dispatch.swift, Prelude/dispatch.lua) and the C JSON encoder that
-/// writes every record's payload, actions and emitted tables (CLuaShims, scanlua_json_encode).
+/// writes every record's payload, actions and emitted tables (the C encoder in CLuaShims).
 final class DispatchTests: XCTestCase {
     var dir: URL!
     var logged: [String] = []

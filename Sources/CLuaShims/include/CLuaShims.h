@@ -86,12 +86,10 @@ int scanlua_loadbuffer(lua_State *L, const char *buf, size_t len, const char *ch
 
 /* {====================== JSON ======================} */
 
-/* Writes the value at idx as compact JSON into a malloc'd buffer (*out, *len; the
-** caller frees it). Tables with keys exactly 1..n are arrays, other tables objects
-** with keys sorted bytewise and "type" first; invalid UTF-8 becomes U+FFFD; NaN and
-** infinities are null; functions and userdata are "<typename>" strings. Never raises:
-** returns 0, or -1 with *out holding a message (a table nested deeper than 64: a cycle). */
-int scanlua_json_encode(lua_State *L, int idx, char **out, size_t *len);
+/* JSON, for the records of a dispatch batch (lua_shims.c, jvalue): tables with keys exactly 1..n
+** are arrays, other tables objects with keys sorted bytewise and "type" first; invalid UTF-8
+** becomes U+FFFD; NaN and infinities are null; functions and userdata are "<typename>" strings;
+** a table nested deeper than 64 (a cycle) fails. Values are read raw: no metamethod runs. */
 
 /* The records of one dispatch batch, as JSON text: per event three segments (payload,
 ** parser name, extras or empty); ends[k] is where segment k ends in data. */

@@ -155,7 +155,7 @@ extension Option {
             Option("decoders", "--decoders", .text, "LIST", config: true,
                    "Comma-separated decoders: zbar, zxing (default both; one record per code either way)."),
             Option("effort", "--effort", .choice(Effort.allCases.map(\.rawValue)), "LEVEL", config: true,
-                   "fast, balanced (default) or thorough: how hard zxing-cpp tries (rotations, inversions,\nevery binarizer) before giving up on a frame."),
+                   "fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions,\nbinarizers), the scale pyramid, and whether zbar runs on every frame (see README)."),
             Option("roi", "--roi", .text, "X,Y,W,H", config: true,
                    "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
             Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",

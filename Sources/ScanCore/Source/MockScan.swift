@@ -10,7 +10,7 @@ public enum MockScan {
     ///     {"symbology": "qrcode", "text": "..."}   or "bytes": "<base64>";
     ///     optional "source", and "siblings": [{"symbology":, "text"|"bytes":}, ...]
     public static func parse(_ line: String) -> Result<(symbols: [Symbol], source: String?), LineError> {
-        guard case .object? = JSON(parsing: Array(line.utf8)), let object = JSON(parsing: Array(line.utf8)) else {
+        guard let object = JSON(parsing: Array(line.utf8)), case .object = object else {
             return .failure(LineError(message: "not a JSON object: \(line.prefix(60))"))
         }
         func symbol(_ o: JSON) -> Result<Symbol, LineError> {

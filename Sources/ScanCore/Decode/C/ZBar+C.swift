@@ -15,9 +15,6 @@ public final class ZBarDecoder: FrameDecoder {
         Symbology.registry.compactMap { e in e.zbarType.map { (e.name, zbar_symbol_type_t(rawValue: $0)) } })
     private static let names: [UInt32: String] = Dictionary(uniqueKeysWithValues: types.map { ($1.rawValue, $0) })
 
-    /// The names zbar decodes, in registry order.
-    public static let symbologyNames: [String] = Symbology.registry.filter { $0.zbarType != nil }.map(\.name)
-
     /// zbar's own name for a symbol type: what `zbarimg` prints (the registry's label must match it).
     /// The corresponding C function is `zbar_get_symbol_name`.
     public static func zbarName(ofType type: UInt32) -> String {

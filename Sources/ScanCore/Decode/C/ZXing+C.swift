@@ -21,9 +21,6 @@ public final class ZXingDecoder: FrameDecoder {
     private let options: OpaquePointer
     private let effort: Effort
 
-    /// The registry names zxing-cpp reads, in registry order.
-    public static let readableNames: [String] = Symbology.registry.filter { !$0.zxing.isEmpty }.map(\.name)
-
     /// zxing-cpp's format for each format name of the registry, and back.
     private static let formats: [(name: String, format: ZXing_BarcodeFormat)] = Symbology.registry.flatMap { e in
         e.zxing.map { (e.name, ZXing_BarcodeFormatFromString($0)) }
@@ -37,9 +34,6 @@ public final class ZXingDecoder: FrameDecoder {
     public static var unknownFormatNames: [String] {
         Symbology.registry.flatMap(\.zxing).filter { ZXing_BarcodeFormatFromString($0) == ZXing_BarcodeFormat_Invalid }
     }
-
-    /// zxing-cpp's version, e.g. `3.1.1`. The corresponding C function is `ZXing_Version`.
-    public static var version: String { String(cString: ZXing_Version()) }
 
     /// - Parameters: `symbologies` to enable (names zxing-cpp does not read are ignored).
     public init(symbologies: Set<Symbology>, effort: Effort = .balanced) {
