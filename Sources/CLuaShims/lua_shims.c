@@ -12,6 +12,12 @@
 
 /* {====================== Allocator and hook ======================} */
 
+/* Bytes of C work that cost one instruction of the budget: bytes scanned by a metered library
+** function, and bytes allocated (copying is cheaper per byte than a Lua instruction, and a
+** memory-hungry handler should meet the memory cap's message rather than the budget's). */
+#define BYTES_PER_STEP 32
+#define ALLOCATED_BYTES_PER_STEP 256
+
 /* > When ptr is NULL, osize encodes the kind of object that Lua is allocating.
 ** (Lua 5.4 manual, lua_Alloc): so only count osize when ptr is not NULL. */
 static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -29,6 +35,9 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     void *p = realloc(ptr, nsize);
     if (p == NULL) return NULL;
     lim->memory_used = lim->memory_used - old + nsize;
+    /* Work done in C is charged by the bytes it makes: `s = big .. "x"` in a loop is few
+    ** instructions but copies megabytes each time. The count hook sees it at its next check. */
+    if (lim->armed && nsize > old) lim->instructions += (int64_t)((nsize - old) / ALLOCATED_BYTES_PER_STEP);
     return p;
 }
 
@@ -40,18 +49,16 @@ static scanlua_limits *limits_of(lua_State *L) {
     return (scanlua_limits *)ud;
 }
 
+static void budget_error(lua_State *L, scanlua_limits *lim, int level);
+
 static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     scanlua_limits *lim = limits_of(L);
     if (!lim->armed) return;
     lim->instructions += HOOK_EVERY;
     if (lim->instruction_limit && lim->instructions > lim->instruction_limit) {
-        lim->tripped = 1;
         /* Inside a hook, level 0 is the running Lua function: name its line. */
-        luaL_where(L, 0);
-        lua_pushfstring(L, "instruction budget exceeded (%I instructions)", (lua_Integer)lim->instruction_limit);
-        lua_concat(L, 2);
-        lua_error(L);
+        budget_error(L, lim, 0);
     }
 }
 
@@ -70,6 +77,82 @@ void scanlua_arm_budget(lua_State *L, int armed) {
     lim->armed = armed;
     if (armed) lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
     else lua_sethook(L, NULL, 0, 0);
+}
+
+static void budget_error(lua_State *L, scanlua_limits *lim, int level) {
+    lim->tripped = 1;
+    luaL_where(L, level);
+    lua_pushfstring(L, "instruction budget exceeded (%I instructions)", (lua_Integer)lim->instruction_limit);
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
+void scanlua_charge(lua_State *L, int64_t steps) {
+    scanlua_limits *lim = limits_of(L);
+    if (!lim->armed) return;
+    lim->instructions += steps;
+    /* Level 1: the Lua code that called the C function doing the work. */
+    if (lim->instruction_limit && lim->instructions > lim->instruction_limit) budget_error(L, lim, 1);
+}
+
+/* metered(fn, kind) -> a function that calls fn and charges its C work to the budget:
+** the bytes of its string arguments and the number of its results, or the length of its table argument
+** (kind "table"), times log2 of it for sorting (kind "sort"), or the span it moves ("move").
+** Kind "load" wraps load for the sandbox: text chunks only, and env (the third argument of
+** metered) when the caller gives none. */
+enum { METER_BYTES, METER_TABLE, METER_SORT, METER_MOVE, METER_LOAD };
+
+static int l_metered_call(lua_State *L) {
+    int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
+    int n = lua_gettop(L);
+    int64_t cost = 1;
+    if (kind == METER_LOAD) {
+        if (n >= 3 && !lua_isnil(L, 3) && !(lua_type(L, 3) == LUA_TSTRING && strcmp(lua_tostring(L, 3), "t") == 0)) {
+            luaL_pushfail(L);
+            lua_pushliteral(L, "load: only text chunks are allowed");
+            return 2;
+        }
+        lua_settop(L, n < 4 ? 4 : n);
+        n = lua_gettop(L);
+        lua_pushliteral(L, "t");
+        lua_replace(L, 3);
+        if (lua_isnil(L, 4)) { lua_pushvalue(L, lua_upvalueindex(3)); lua_replace(L, 4); }
+        kind = METER_BYTES;
+    }
+    if (kind == METER_BYTES) {
+        for (int i = 1; i <= n; i++)
+            if (lua_type(L, i) == LUA_TSTRING) cost += (int64_t)(lua_rawlen(L, i) / BYTES_PER_STEP);
+    } else if (kind == METER_MOVE) {
+        if (lua_isinteger(L, 2) && lua_isinteger(L, 3)) {
+            lua_Integer f = lua_tointeger(L, 2), e = lua_tointeger(L, 3);
+            if (e > f) {  /* unsigned: hostile bounds must not overflow */
+                lua_Unsigned span = (lua_Unsigned)e - (lua_Unsigned)f;
+                cost += span > ((lua_Unsigned)1 << 60) ? ((int64_t)1 << 60) : (int64_t)span;
+            }
+        }
+    } else if (lua_type(L, 1) == LUA_TTABLE) {
+        int64_t len = (int64_t)lua_rawlen(L, 1);
+        cost += len;
+        if (kind == METER_SORT) for (int64_t m = len; m > 1; m >>= 1) cost += len;
+    }
+    scanlua_charge(L, cost);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    int results = lua_gettop(L);  /* strings it made were charged as they were allocated */
+    if (results >= 8) scanlua_charge(L, results / 8);
+    return results;
+}
+
+static int l_metered(lua_State *L) {
+    static const char *const kinds[] = {"bytes", "table", "sort", "move", "load", NULL};
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    int kind = luaL_checkoption(L, 2, "bytes", kinds);
+    lua_settop(L, 3);
+    lua_pushinteger(L, kind);
+    lua_replace(L, 2);  /* stack: fn, kind, env */
+    lua_pushcclosure(L, l_metered_call, 3);
+    return 1;
 }
 
 static int msghandler(lua_State *L);
@@ -109,9 +192,12 @@ static int l_memory_refused(lua_State *L) {
 void scanlua_push_limit_functions(lua_State *L) {
     static const luaL_Reg funcs[] = {
         {"call", l_call}, {"hook_thread", l_hook_thread}, {"tripped", l_tripped}, {"memory_refused", l_memory_refused},
+        {"metered", l_metered},
         {NULL, NULL}
     };
     luaL_newlib(L, funcs);
+    scanlua_push_pattern_functions(L);
+    lua_setfield(L, -2, "patterns");
 }
 
 /* }=============================================================== */

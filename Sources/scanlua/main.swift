@@ -6,7 +6,7 @@ import ScanPipeline
 let version = "0.2.0"
 
 let commands: [Command] = [ScanCommand.command, WatchCommand.command, DevicesCommand.command, SimulateCommand.command,
-                           TestCommand.command, RunCommand.command, BenchCommand.command]
+                           TestCommand.command, RunCommand.command, BenchCommand.command, TrustCommand.command]
 
 let overview = """
     OVERVIEW: A Lua-scriptable barcode and QR scanning engine.

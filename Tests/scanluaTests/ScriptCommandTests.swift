@@ -150,8 +150,10 @@ final class ScriptCommandTests: XCTestCase {
             scan.options { default_scripts = false, max_failures = 2 }
             require "handlers.tagger"
             """)
-        // ./scanlua.lua is picked up from the working directory; default scripts are off, so url does not claim.
-        let r = try CLI.run(["simulate", "--text", "https://example.com/"], cwd: dir)
+        // ./scanlua.lua is picked up from the working directory once trusted; default scripts are off, so url does not claim.
+        let state = ["XDG_STATE_HOME": dir.appendingPathComponent("state").path]
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: state).status, 0)
+        let r = try CLI.run(["simulate", "--text", "https://example.com/"], cwd: dir, env: state)
         XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, "tagged", r.stderr)
 
         let xdg = try write("xdg/scanlua/init.lua", "require('scan').options { default_scripts = false }\n")

@@ -55,6 +55,14 @@ void scanlua_close(lua_State *L, int64_t close_budget);
 ** whose count hook enforces limits->instruction_limit while armed. */
 lua_State *scanlua_newstate(scanlua_limits *limits);
 
+/* Charges C work (pattern steps, bytes scanned) to the budget while it is armed; raises
+** "instruction budget exceeded" at the calling Lua line once it is spent. */
+void scanlua_charge(lua_State *L, int64_t steps);
+
+/* Pushes {find, match, gmatch, gsub}: Lua 5.4's pattern functions with every matcher step
+** charged to the budget (lua_patterns.c). */
+void scanlua_push_pattern_functions(lua_State *L);
+
 /* Arms the instruction budget from zero (armed = 1) or disarms it (0); the count
 ** hook is on the calling thread only while armed. */
 void scanlua_arm_budget(lua_State *L, int armed);
@@ -62,7 +70,8 @@ void scanlua_arm_budget(lua_State *L, int armed);
 /* Pushes a table of C functions for the prelude: call(fn, ...) runs one handler
 ** under the budget and returns ok, result-or-traceback; hook_thread(co) puts the
 ** count hook on a coroutine; tripped() and
-** memory_refused() tell why the last call failed. */
+** memory_refused() tell why the last call failed; metered(fn, kind) wraps a library
+** function so its C work is charged; patterns is scanlua_push_pattern_functions' table. */
 void scanlua_push_limit_functions(lua_State *L);
 
 /* }==================================================== */

@@ -1,7 +1,7 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, scripts, simulate, bench, run
+    case output, decoding, session, stream, scripts, simulate, bench, run, trust
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -233,6 +233,11 @@ extension Option {
         (OptionGroup.run, [
             Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
                    "Instructions for the whole script (default 0 = unlimited)."),
+        ]),
+        // scanlua trust
+        (OptionGroup.trust, [
+            Option("remove", "--remove", .flag, "", "Take the files off the trust list."),
+            Option("list", "--list", .flag, "", "Print the trust list: hash and file, one per line."),
         ]),
     ].flatMap { group, options in options.map { $0.in(group) } }
 

@@ -25,10 +25,14 @@ public final class ActionRunner {
         for suffix in [".lua", ".db", ".sqlite", ".sqlite3", ".db-wal", ".db-shm", ".db-journal"] where name.hasSuffix(suffix) {
             return true
         }
-        let target = physicalPath((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
-            .map { $0 + "/" + (path as NSString).lastPathComponent }
+        // Where a file is or would be: its directory resolved, so files not made yet compare too.
+        func located(_ file: String) -> String? {
+            let parent = (file as NSString).deletingLastPathComponent
+            return physicalPath(parent.isEmpty ? "." : parent).map { $0 + "/" + (file as NSString).lastPathComponent }
+        }
+        let target = located(path)
         return protected.contains { p in
-            p == path || (target != nil && physicalPath(p) == target)
+            p == path || (target != nil && located(p) == target)
         }
     }
 

@@ -48,7 +48,7 @@ public final class ScanSession {
         self.engine = engine
         self.sink = sink
         runner = ActionRunner(dryRun: settings.dryRun, trusted: engine.limits.trust)
-        runner.protectedPaths = engine.loadedFiles + [engine.storePath ?? Store.defaultPath]
+        runner.protectedPaths = engine.loadedFiles + [engine.storePath ?? Store.defaultPath, TrustList().path]
         engine.dryRun = settings.dryRun
         filter = settings.filter
     }

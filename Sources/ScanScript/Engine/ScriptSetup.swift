@@ -42,14 +42,26 @@ public enum ScriptSetup {
     }
 
     /// The config file to load: the explicit one, `./scanlua.lua`, or `$XDG_CONFIG_HOME/scanlua/init.lua`
-    /// (`~/.config/scanlua/init.lua` when XDG_CONFIG_HOME is unset). An explicit file must exist.
+    /// (`~/.config/scanlua/init.lua` when XDG_CONFIG_HOME is unset). An explicit file must exist;
+    /// `./scanlua.lua` must be on the ``TrustList`` with its current contents.
     public static func configFile(explicit: String?) throws(ScriptError) -> String? {
         let fm = FileManager.default
         if let explicit {
             guard fm.fileExists(atPath: explicit) else { throw .file("\(explicit): config file not found") }
             return explicit
         }
-        if fm.fileExists(atPath: "scanlua.lua") { return "scanlua.lua" }
+        if fm.fileExists(atPath: "scanlua.lua") {
+            switch TrustList().verdict(for: "scanlua.lua") {
+            case .trusted:
+                return "scanlua.lua"
+            case .unknown:
+                throw .file("./scanlua.lua is not trusted, so it was not run: read it, then `scanlua trust scanlua.lua`"
+                            + " (or name it with --config scanlua.lua)")
+            case .changed:
+                throw .file("./scanlua.lua changed since it was trusted, so it was not run: read it again, then"
+                            + " `scanlua trust scanlua.lua` (or name it with --config scanlua.lua)")
+            }
+        }
         let env = ProcessInfo.processInfo.environment
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (env["HOME"].map { $0 + "/.config" } ?? "")
         let user = base + "/scanlua/init.lua"

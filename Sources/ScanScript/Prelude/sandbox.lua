@@ -50,10 +50,8 @@ local function stderr_print(...)
   host.log("print", tconcat(parts, "\t"))
 end
 
-local function sandbox_load(chunk, name, mode, e)
-  if mode ~= nil and mode ~= "t" then return nil, "load: only text chunks are allowed" end
-  return load(chunk, name, "t", e == nil and env or e)
-end
+-- Text chunks only, in the sandbox's globals unless given others; compiling is charged too.
+local sandbox_load = host.limits.metered(load, "load", env)
 
 local function fill_sandbox()
   for _, n in ipairs { "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
@@ -73,8 +71,16 @@ local function fill_sandbox()
   end
   env.print = stderr_print
   env.load = sandbox_load
+  -- Library functions whose work in C the count hook cannot see are charged to the budget:
+  -- patterns step by step (lua_patterns.c), the rest by the bytes or table length they handle.
+  local metered = host.limits.metered
+  local function meter(lib, names, kind)
+    for _, n in ipairs(names) do lib[n] = metered(lib[n], kind) end
+  end
   local str = deep_copy_lib(string)
   str.dump = nil  -- bytecode is refused by load anyway; dump would leak function internals
+  for n, f in pairs(host.limits.patterns) do str[n] = f end
+  meter(str, { "byte", "char", "format", "lower", "upper", "rep", "reverse", "sub", "pack", "unpack" }, "bytes")
   env.string = frozen(str, "string")
   -- Strings' own metatable (s:match) reads from the same frozen library, and scripts cannot get
   -- at the real one: replacing a string function would change every later handler.
@@ -82,8 +88,12 @@ local function fill_sandbox()
   string_mt.__index = env.string
   string_mt.__metatable = "read-only"
   env.table = deep_copy_lib(table)
+  meter(env.table, { "concat", "insert", "remove", "unpack" }, "table")
+  meter(env.table, { "sort" }, "sort")
+  meter(env.table, { "move" }, "move")
   env.math = deep_copy_lib(math)
   env.utf8 = deep_copy_lib(utf8)
+  meter(env.utf8, { "char", "codepoint", "len", "offset" }, "bytes")
   -- Coroutines always carry the count hook, wherever they were created (see lua_shims.c).
   env.coroutine = deep_copy_lib(coroutine)
   local raw_create, raw_resume = coroutine.create, coroutine.resume
@@ -123,9 +133,12 @@ local function fill_sandbox()
 end
 
 -- Trusted scripts (--trust, or scan.options { trust = true }) see the full standard library.
+-- The budget still holds: the metered libraries, coroutines and pcall stay.
 local function trust()
+  local kept = { _G = true, require = true, print = true, string = true, table = true, utf8 = true,
+                 coroutine = true, pcall = true, xpcall = true }
   for k, v in pairs(full) do
-    if k ~= "_G" and k ~= "require" and k ~= "print" then env[k] = v end
+    if not kept[k] then env[k] = v end
   end
   env.io = io
   env.os = os

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+/// Issue 12 A1: a `./scanlua.lua` runs only once trusted with its current contents, and no
+/// action can write the trust list.
+final class TrustTests: XCTestCase {
+    var dir: URL!
+    var env: [String: String] = [:]
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-trust-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        env = ["XDG_STATE_HOME": dir.appendingPathComponent("state").path]
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    func payloadType(_ r: CLI.Result) -> String? { (r.records.first?["payload"] as? [String: Any])?["type"] as? String }
+
+    func testAConfigInTheWorkingDirectoryRunsOnlyOnceTrusted() throws {
+        let config = dir.appendingPathComponent("scanlua.lua")
+        try "require('scan').parser { name = 'mine', parse = function() return { type = 'mine' } end }\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let untrusted = try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)
+        XCTAssertEqual(untrusted.status, 2)
+        XCTAssertTrue(untrusted.records.isEmpty)
+        XCTAssertTrue(untrusted.stderr.contains(
+            "./scanlua.lua is not trusted, so it was not run: read it, then `scanlua trust scanlua.lua` (or name it with --config scanlua.lua)"),
+            untrusted.stderr)
+
+        let trust = try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env)
+        XCTAssertEqual(trust.status, 0, trust.stderr)
+        let real = config.resolvingSymlinksInPath().path
+        XCTAssertEqual(trust.stdout, "trusted \(real)\n")
+        XCTAssertEqual(payloadType(try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)), "mine")
+
+        // The list holds the SHA-256 of the contents (checked against sha256sum's).
+        let list = try String(contentsOfFile: dir.appendingPathComponent("state/scanlua/trust").path, encoding: .utf8)
+        let sum = try Process.output("/usr/bin/sha256sum", [config.path]).split(separator: " ").first.map(String.init)
+        XCTAssertEqual(list, "\(try XCTUnwrap(sum)) \(real)\n")
+        XCTAssertEqual(try CLI.run(["trust", "--list"], env: env).stdout, list)
+
+        // A changed file is refused until trusted again.
+        try "require('scan').options { trust = true }\n".write(to: config, atomically: true, encoding: .utf8)
+        let changed = try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)
+        XCTAssertEqual(changed.status, 2)
+        XCTAssertTrue(changed.stderr.contains("./scanlua.lua changed since it was trusted, so it was not run"), changed.stderr)
+        // Naming it needs no trust.
+        XCTAssertEqual(try CLI.run(["simulate", "--config", "scanlua.lua", "--text", "x"], cwd: dir, env: env).status, 0)
+
+        XCTAssertEqual(try CLI.run(["trust", "--remove", "scanlua.lua"], cwd: dir, env: env).stdout, "untrusted scanlua.lua\n")
+        let again = try CLI.run(["trust", "--remove", "scanlua.lua"], cwd: dir, env: env)
+        XCTAssertEqual(again.status, 1)
+        XCTAssertEqual(again.stderr, "scanlua: scanlua.lua is not on the trust list\n")
+        XCTAssertEqual(try CLI.run(["trust", "missing.lua"], cwd: dir, env: env).stderr, "scanlua: missing.lua: cannot read it\n")
+        XCTAssertEqual(try CLI.run(["trust"], env: env).status, 2)
+    }
+
+    func testNoActionWritesTheTrustList() throws {
+        // The trust list under the working directory (a scan run from $HOME): append is refused.
+        let state = dir.appendingPathComponent("state/scanlua")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let rule = dir.appendingPathComponent("rule.lua").path
+        try """
+            require('scan').rule { name = "pwn", on = "raw",
+              run = function() return { { type = "append", path = "state/scanlua/trust", line = "0000 /tmp/evil.lua" } } end }
+            """.write(toFile: rule, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", rule, "--text", "x"], cwd: dir, env: env)
+        let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
+        XCTAssertEqual(action["status"] as? String, "failed", "\(action)")
+        XCTAssertEqual(action["error"] as? String, "state/scanlua/trust: an action cannot write a script, a config or a database")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: state.appendingPathComponent("trust").path))
+    }
+}
+
+extension Process {
+    /// A program's stdout (for reference tools such as sha256sum).
+    static func output(_ executable: String, _ arguments: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
