@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN = .build/debug/scanlua
 
-.PHONY: demo test build deps fixtures corpus-report fuzz clean
+.PHONY: demo test build deps fixtures corpus-report fuzz check-asan clean
 
 demo:
 	scripts/install-deps build
@@ -19,11 +19,28 @@ test:
 	$(SWIFT) test --disable-swift-testing
 	$(BIN) test scripts examples
 
-# The fuzz test's megabyte bodies, with the release build (too slow for the debug-build suite).
+# libFuzzer on each loader and the JSON code (FUZZ_SECONDS each, AddressSanitizer on), starting
+# from Tests/Fuzz/seeds and the regression corpus; findings go to .build/fuzz/findings/TARGET/.
+# Then the Lua fuzz test's megabyte bodies, with the release build.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= image y4m mjpeg ndjson json
 fuzz:
 	scripts/install-deps build
+	$(SWIFT) build -c release --product scanlua-fuzz --scratch-path .build/fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz/corpus/$$t .build/fuzz/findings/$$t && \
+	  SCANLUA_FUZZ_TARGET=$$t .build/fuzz/release/scanlua-fuzz -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	    -timeout=10 -print_final_stats=1 -artifact_prefix=.build/fuzz/findings/$$t/ \
+	    .build/fuzz/corpus/$$t Tests/Fuzz/seeds/$$t Tests/Fuzz/regressions/$$t || exit 1; \
+	done
 	$(SWIFT) build -c release
 	.build/release/scanlua test scripts/handlers/fuzz_large.lua
+
+# The whole test suite under AddressSanitizer (its own build directory).
+check-asan:
+	scripts/install-deps test
+	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address
+	$(SWIFT) test --skip-build --scratch-path .build/asan --sanitize=address --disable-swift-testing
 
 fixtures:
 	scripts/install-deps test

@@ -37,10 +37,12 @@ let package = Package(
         .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore"]),
         // The CLI: flag parsing, then a ScanSession.
         .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
+        // Fuzz targets for the loaders and the JSON code: libFuzzer under `make fuzz`, else a replayer.
+        .executableTarget(name: "scanlua-fuzz", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
         .testTarget(name: "ScanPipelineTests", dependencies: ["ScanPipeline"]),
-        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "ScanStore"], exclude: ["Lua", "Golden"]),
+        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "scanlua-fuzz", "ScanStore"], exclude: ["Lua", "Golden"]),
     ]
 )

@@ -22,6 +22,7 @@ typedef struct jpeg_guard {
     jmp_buf env;
     char message[JMSG_LENGTH_MAX];
     int truncated;
+    scanlua_gray_image *out;  /* gets the warnings */
 } jpeg_guard;
 
 static void jpeg_guard_exit(j_common_ptr cinfo) {
@@ -34,8 +35,15 @@ static void jpeg_guard_exit(j_common_ptr cinfo) {
 ** libjpeg pads the missing rows with gray and carries on. */
 static void jpeg_guard_warn(j_common_ptr cinfo, int level) {
     jpeg_guard *g = (jpeg_guard *)cinfo->err;
-    if (level == -1 && cinfo->err->msg_code == JWRN_JPEG_EOF)
-        g->truncated = 1;
+    if (level != -1) return;  /* trace messages */
+    if (cinfo->err->msg_code == JWRN_JPEG_EOF) { g->truncated = 1; return; }
+    /* Other warnings ("Corrupt JPEG data: 94 extraneous bytes before marker 0xd9") leave a
+    ** usable image: it is decoded, and the record says what libjpeg had to skip. */
+    if (g->out->warnings++ == 0) {
+        char text[JMSG_LENGTH_MAX];
+        (*cinfo->err->format_message)(cinfo, text);
+        snprintf(g->out->warning, sizeof g->out->warning, "%s", text);
+    }
 }
 
 int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned reduction,
@@ -51,6 +59,7 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     guard.pub.emit_message = jpeg_guard_warn;
     guard.message[0] = '\0';
     guard.truncated = 0;
+    guard.out = out;
     if (setjmp(guard.env)) {
         snprintf(err, errlen, "%s", guard.message);
         jpeg_destroy_decompress(&cinfo);

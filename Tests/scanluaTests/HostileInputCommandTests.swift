@@ -26,6 +26,22 @@ final class HostileInputCommandTests: XCTestCase {
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: CLI.fixture(name))))
     }
 
+    /// Corrupt but decodable (junk before the end marker, made by scripts/make-fixtures): the code
+    /// is read, and the record says what libjpeg skipped; text mode says it on stderr.
+    func testACorruptButDecodableJPEGIsReadWithAWarning() throws {
+        let path = CLI.fixture("jpeg-extraneous.jpg")
+        let warning = "JPEG: Corrupt JPEG data: 93 extraneous bytes before marker 0xd9"
+        let r = try CLI.run(["scan", "--no-default-scripts", path, CLI.fixture("jpeg-plain.jpg")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.count, 2)
+        XCTAssertEqual(r.records[0]["text"] as? String, "https://example.com/scanlua")
+        XCTAssertEqual(r.records[0]["warnings"] as? [String], [warning])
+        XCTAssertNil(r.records[1]["warnings"], "a clean JPEG has none")
+        let text = try CLI.run(["scan", "--format", "text", "--no-default-scripts", path])
+        XCTAssertEqual(text.stdout, "QR-Code:https://example.com/scanlua\n")
+        XCTAssertEqual(text.stderr, "scanlua: \(path): warning: \(warning)\n")
+    }
+
     /// jpeg-plain.jpg with its scan pointing at Huffman tables it never defines: whole to the
     /// MJPEG splitter, refused by libjpeg.
     private func undecodableJPEG() throws -> [UInt8] {

@@ -27,6 +27,8 @@ typedef struct scanlua_gray_image {
     uint32_t height;
     uint32_t source_width;   /* the image's own size, before any reduction */
     uint32_t source_height;
+    uint32_t warnings;       /* data the decoder skipped or repaired (libjpeg's warnings) */
+    char warning[200];       /* the first of them */
 } scanlua_gray_image;
 
 /* Decode a JPEG straight to 8-bit grayscale. Dimensions are checked against

@@ -4,6 +4,9 @@ public struct GrayImage: Sendable, Equatable {
     public let height: Int
     /// `width * height` luma samples, 0 black ... 255 white.
     public var pixels: [UInt8]
+    /// What the decoder skipped or repaired in a file it still decoded (libjpeg's "Corrupt JPEG
+    /// data: ..." warnings), with the format: `JPEG: Corrupt JPEG data: ...`.
+    public var warnings: [String] = []
 
     public init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(pixels.count == width * height, "pixel count does not match \(width)x\(height)")

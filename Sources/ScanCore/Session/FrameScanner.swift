@@ -200,10 +200,12 @@ public final class FrameScanner: @unchecked Sendable {
             if let data, ImageFormat.sniff(data) == .jpeg, let k = jpegReduction(data) {
                 let image = try loader.decode(data, name: info.source, reduction: k)
                 small = (image, k)
+                info.warnings = image.warnings
                 info.width = image.width * k
                 info.height = image.height * k
             } else {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full { info.warnings = image.warnings }
                 if let image = full, let k = pyramid.reduction(width: image.width, height: image.height) {
                     small = (image.reduced(by: k), k)
                 }
@@ -218,6 +220,7 @@ public final class FrameScanner: @unchecked Sendable {
                 if let image = full {
                     info.width = image.width
                     info.height = image.height
+                    if info.warnings.isEmpty { info.warnings = image.warnings }
                     // Nothing found small, or codes so fine there that smaller ones may have been missed.
                     if !trustSmall { symbols = Symbol.merged(run(decoders, on: image, info: info, together: still) + symbols) }
                 }

@@ -10,6 +10,8 @@ public struct FrameInfo: Equatable, Sendable {
     public var time: Date
     public var width: Int
     public var height: Int
+    /// What the image decoder skipped or repaired (``GrayImage/warnings``); records carry them.
+    public var warnings: [String] = []
 
     public init(source: String, index: Int = 0, time: Date = Date(), width: Int = 0, height: Int = 0) {
         self.source = source

@@ -112,6 +112,7 @@ public final class ScanSession {
             if !joined.isEmpty { symbols = Symbol.merged(symbols + joined) }
             report.frames += 1
             if symbols.isEmpty { report.emptyFrames += 1 }
+            if !frame.info.warnings.isEmpty { sink.warn(frame.info) }
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }
             let accepted = filter.accept(symbols, at: frame.info.time)
             report.accepted = filter.acceptedCount

@@ -14,11 +14,14 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 /// Where a session's records go, one at a time, in input order.
 public protocol RecordSink: AnyObject {
     func write(_ record: ScanRecord)
+    /// A decoded frame's ``FrameInfo/warnings`` (once per frame, whether or not it had codes).
+    func warn(_ info: FrameInfo)
     /// Hands what was written on (after each frame): returns why it could not be, or nil.
     func flush() -> String?
 }
 
 extension RecordSink {
+    public func warn(_ info: FrameInfo) {}
     public func flush() -> String? { nil }
 }
 
@@ -32,6 +35,12 @@ public final class RecordWriter: RecordSink {
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).
     public func flush() -> String? { Console.flush() }
+
+    /// For people (text and raw formats) on stderr; NDJSON records carry them as `warnings`.
+    public func warn(_ info: FrameInfo) {
+        guard format != .ndjson else { return }
+        for w in info.warnings { Console.error("scanlua: \(info.source): warning: \(w)\n") }
+    }
 
     public func write(_ record: ScanRecord) {
         switch format {

@@ -91,6 +91,7 @@ public struct ScanRecord: Sendable {
         if !actions.isEmpty { key("actions"); JSON.array(actions).write(to: &out) }
         if !emitted.isEmpty { key("emitted"); JSON.array(emitted).write(to: &out) }
         if !errors.isEmpty { key("errors"); JSON.array(errors).write(to: &out) }
+        if !info.warnings.isEmpty { key("warnings"); JSON.array(info.warnings.map { .string($0) }).write(to: &out) }
         out.append(UInt8(ascii: "}"))
     }
 }

@@ -30,7 +30,12 @@ func decodeWithShim(
         defer { free(out.pixels) }
         let width = Int(out.width), height = Int(out.height)
         let pixels = [UInt8](UnsafeBufferPointer(start: out.pixels, count: width * height))
-        return GrayImage(width: width, height: height, pixels: pixels)
+        var image = GrayImage(width: width, height: height, pixels: pixels)
+        if out.warnings > 0 {
+            let first = withUnsafeBytes(of: out.warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            image.warnings = ["\(format): \(first)" + (out.warnings > 1 ? " (and \(out.warnings - 1) more)" : "")]
+        }
+        return image
     case SCANLUA_IMAGE_TOO_LARGE:
         throw .tooLarge(path: name, width: Int(out.width), height: Int(out.height), limit: maxPixels)
     default:

@@ -1,0 +1,69 @@
+import Foundation
+import ScanCore
+
+/// What `make fuzz` feeds with libFuzzer's inputs, and what the regression test replays: each
+/// target takes hostile bytes and must end with a value or a thrown error, never a trap, a hang
+/// or an allocation the input cannot justify.
+enum FuzzTarget: String, CaseIterable {
+    /// ImageLoader: PNG, JPEG (also DCT-reduced), PGM/PPM/PBM, whatever the bytes sniff as.
+    case image
+    /// The YUV4MPEG2 reader, frame by frame to the end.
+    case y4m
+    /// The MJPEG reader (concatenated JPEGs), frame by frame to the end.
+    case mjpeg
+    /// simulate's NDJSON lines (MockScan.parse).
+    case ndjson
+    /// The JSON reader and writer: what parses must write and parse back to the same value.
+    case json
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .image:
+            let loader = ImageLoader(maxPixels: 4_000_000)
+            let data = Data(bytes)
+            _ = try? loader.decode(data, name: "fuzz")
+            _ = try? loader.decode(data, name: "fuzz", reduction: 4)
+        case .y4m:
+            withStream(bytes) { handle in
+                guard let source = try? Y4MSource(handle: handle, name: "fuzz.y4m") else { return }
+                drain(source)
+            }
+        case .mjpeg:
+            withStream(bytes) { handle in
+                guard let source = try? MJPEGSource(handle: handle, name: "fuzz.mjpeg", loader: ImageLoader(maxPixels: 4_000_000)) else { return }
+                drain(source)
+            }
+        case .ndjson:
+            for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+                _ = MockScan.parse(String(line))
+            }
+        case .json:
+            guard let value = JSON(parsing: bytes) else { return }
+            var out: [UInt8] = []
+            value.write(to: &out)
+            guard let again = JSON(parsing: out) else { fatalError("the writer's output does not parse: \(String(decoding: out, as: UTF8.self))") }
+            var twice: [UInt8] = []
+            again.write(to: &twice)
+            // Numbers may be reformatted once (1.50 -> 1.5); after that the text is stable.
+            guard twice == out else { fatalError("writing is not stable: \(String(decoding: out, as: UTF8.self))") }
+        }
+    }
+
+    private func drain(_ source: FrameSource) {
+        for _ in 0..<10_000 {  // a frame per read at least: more than any input this size has
+            guard let item = try? source.next(deadline: nil) else { return }
+            if case .file(let input) = item, case .data(let data, let name) = input {
+                _ = try? ImageLoader(maxPixels: 4_000_000).decode(data, name: name)
+            }
+        }
+    }
+}
+
+/// The stream readers read a FileHandle: give them the bytes as a file in memory (/dev/shm).
+private func withStream(_ bytes: [UInt8], _ body: (FileHandle) -> Void) {
+    let path = "/dev/shm/scanlua-fuzz-\(getpid())"
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)),
+          let handle = FileHandle(forReadingAtPath: path) else { return }
+    defer { try? handle.close(); unlink(path) }
+    body(handle)
+}
