@@ -7,6 +7,8 @@ enum CLI {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// Peak resident memory of the process (GNU time's %M), with `timed: true`.
+        var peakKilobytes: Int?
         /// stdout parsed as NDJSON, one dictionary per line.
         var records: [[String: Any]] {
             stdout.split(separator: "\n").compactMap {
@@ -31,10 +33,19 @@ enum CLI {
     }
 
     @discardableResult
-    static func run(_ args: [String], stdin: Data? = nil, cwd: URL? = nil, env: [String: String] = [:]) throws -> Result {
+    /// - Parameter timed: run under GNU time, for ``Result/peakKilobytes``.
+    static func run(_ args: [String], stdin: Data? = nil, cwd: URL? = nil, env: [String: String] = [:],
+                    timed: Bool = false) throws -> Result {
         let p = Process()
-        p.executableURL = binary
-        p.arguments = args
+        let timeFile = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-time-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: timeFile) }
+        if timed {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+            p.arguments = ["-f", "%M", "-o", timeFile, binary.path] + args
+        } else {
+            p.executableURL = binary
+            p.arguments = args
+        }
         p.currentDirectoryURL = cwd ?? packageRoot
         var environment = ProcessInfo.processInfo.environment
         for (k, v) in env { environment[k] = v }
@@ -50,8 +61,13 @@ enum CLI {
         let errData = ReadAll(err.fileHandleForReading)
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData.wait(), as: UTF8.self))
+        var result = Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                            stderr: String(decoding: errData.wait(), as: UTF8.self))
+        if timed {
+            result.peakKilobytes = (try? String(contentsOfFile: timeFile, encoding: .utf8))
+                .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "") }
+        }
+        return result
     }
 
     private final class Marker {}

@@ -183,4 +183,29 @@ final class SandboxHardeningTests: XCTestCase {
         let errors = try XCTUnwrap(r.records.first?["errors"] as? [[String: Any]])
         XCTAssertTrue((errors.first?["message"] as? String ?? "").contains("memory limit exceeded (4 MiB)"), "\(errors)")
     }
+
+    /// A host function refused over and over leaks nothing: before, each refusal unwound through
+    /// Swift frames and lost about 6 MiB (issue 12 E); 100 of them would hold 600 MiB.
+    func testRefusedHostAllocationsLeakNothing() throws {
+        let s = try script("codec-loop.lua", """
+            local scan = require "scan"
+            local codec = require "codec"
+            local big = string.rep("\\xa4\\x40", 1 << 20)   -- 2 MiB of Big5: 3 MiB of UTF-8
+            scan.parser { name = "big", parse = function(ev)
+              local a = codec.decode(big, "big5")
+              local b = codec.decode(big, "big5")  -- a second 3 MiB result is over the cap
+              return { n = #a + #b }
+            end }
+            """)
+        let events = (0..<100).map { #"{"text":"\#($0)"}"# + "\n" }.joined()
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--memory-limit", "8", "--max-failures", "1000", "--script", s],
+                            stdin: Data(events.utf8), timed: true)
+        XCTAssertEqual(r.records.count, 100)
+        for record in r.records {
+            let message = ((record["errors"] as? [[String: Any]])?.first?["message"] as? String) ?? ""
+            XCTAssertTrue(message.contains("memory limit exceeded (8 MiB)"), message)
+        }
+        let peak = try XCTUnwrap(r.peakKilobytes, r.stderr)
+        XCTAssertLessThan(peak, 250_000, "peak RSS \(peak) KB after 100 refused 3 MiB decodes")
+    }
 }
