@@ -69,6 +69,48 @@ final class OutputSignalTests: XCTestCase {
         }
     }
 
+    /// SIGINT in the middle of imports: every row the store committed has its record, and every
+    /// record of an accepted symbol has its row (no import without a record, none rolled back
+    /// behind a record's back).
+    func testSIGINTLeavesTheStoreAndTheRecordsAgreeing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-sigstore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rule = dir.appendingPathComponent("import.lua").path
+        try """
+            local scan = require "scan"
+            local store = require "store"
+            store.migrate { [1] = "CREATE TABLE seen (frame INTEGER, text TEXT)" }
+            scan.rule { name = "import", run = function(p, ctx)
+              store.exec("INSERT INTO seen (frame, text) VALUES (?, ?)", { ctx.event.frame, ctx.event.text })
+            end }
+            """.write(toFile: rule, atomically: true, encoding: .utf8)
+        let db = dir.appendingPathComponent("seen.db").path
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["watch", "--quiet", "--no-default-scripts", "--duplicates", "all", "--max-fps", "4",
+                       "--script", rule, "--db", db, CLI.fixture("stream-10fps.y4m")]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let reader = ReadAll(out.fileHandleForReading)
+        Thread.sleep(forTimeInterval: 1.7)
+        kill(p.processIdentifier, SIGINT)
+        let data = reader.wait()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130)
+        let records = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertGreaterThanOrEqual(records.count, 2, "some frames were imported before the signal")
+        let recorded = records.map { "\($0["frame"] as? Int ?? 0) \($0["text"] as? String ?? "")" }.sorted()
+        let rows = try Process.output("/usr/bin/python3", ["-c", "import sqlite3, sys\nfor f, t in sqlite3.connect(sys.argv[1])"
+                                                           + ".execute('SELECT frame, text FROM seen'): print(f, t)", db])
+            .split(separator: "\n").map(String.init).sorted()
+        XCTAssertEqual(rows, recorded, "committed rows and records are the same symbols")
+    }
+
     func testNumberAndStringKeysThatReadAlikeStayDistinct() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
