@@ -1,4 +1,4 @@
--- The household example's config: scanlua loads this with --config (or as ./scanlua.lua).
+-- The household example's config: scanlua loads this with --config (or as ./scanlua.lua, once trusted).
 --
 --   scanlua scan --config examples/household/init.lua --db household.db examples/household/images
 --   scanlua run --db household.db examples/household/report.lua
