@@ -16,12 +16,15 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // zxing-cpp 3.1.1, built from its source package by scripts/install-deps (C API, static, C++).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
         // One C shim target per C library, for what Swift cannot call (setjmp, macros, ioctl).
         .target(name: "CImageShims", dependencies: ["CJPEG", "CPNG"]),
         .target(name: "CLuaShims", dependencies: ["CLua"]),
         .target(name: "CV4L2Shims"),
+        .target(name: "CCurlShims", dependencies: ["CCurl"]),
         // Frames, image loading, decoders, sources, the session filter and the registries. No Lua.
         .target(name: "ScanCore", dependencies: ["CZBar", "CZXing", "CImageShims", "CV4L2Shims"]),
         .target(name: "ScanStore", dependencies: ["CSQLite"]),
@@ -34,7 +37,7 @@ let package = Package(
                     .embedInCode("Prelude/testing.lua"),
                 ]),
         // ScanSession: source -> decoders -> filter -> scripts -> store -> actions -> sinks.
-        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore"]),
+        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore", "CCurlShims", "CMosquitto"]),
         // The CLI: flag parsing, then a ScanSession.
         .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
         // Fuzz targets for the loaders and the JSON code: libFuzzer under `make fuzz`, else a replayer.

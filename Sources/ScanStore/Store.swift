@@ -51,6 +51,7 @@ public final class Store {
                 CREATE TABLE IF NOT EXISTS scanlua_once (key TEXT PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
                 CREATE TABLE IF NOT EXISTS scanlua_migrations (version INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
                 """)
+            try d.asHost { () throws(StoreError) in try d.execute(Outbox.schema + History.schema) }
         }
         database = d
         return d

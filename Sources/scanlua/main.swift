@@ -6,7 +6,8 @@ import ScanPipeline
 let version = "0.2.0"
 
 let commands: [Command] = [ScanCommand.command, WatchCommand.command, DevicesCommand.command, SimulateCommand.command,
-                           TestCommand.command, RunCommand.command, BenchCommand.command, TrustCommand.command]
+                           TestCommand.command, RunCommand.command, BenchCommand.command, TrustCommand.command,
+                           OutboxCommand.command, ExportCommand.command]
 
 let overview = """
     OVERVIEW: A Lua-scriptable barcode and QR scanning engine.

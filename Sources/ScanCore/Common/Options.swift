@@ -1,7 +1,7 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, scripts, simulate, bench, run, trust
+    case output, decoding, session, stream, scripts, simulate, bench, run, trust, outbox, export
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -198,6 +198,9 @@ extension Option {
                    "Disable a handler after N failures in a row (default 5)."),
             Option("dry_run", "--dry-run", .flag, "",
                    "Print the actions rules return without carrying them out, and roll back\nwhat they wrote to the store."),
+            Option("network", "--network", .text, "HOSTS", config: true,
+                   configHelp: "Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.",
+                   "Hosts http and mqtt actions may reach: host[:port] patterns, comma-separated\n(*.example.com for subdomains; --trust allows any)."),
             Option("db", "--db", .text, "PATH", config: true,
                    configHelp: "The store's SQLite database file (--db wins).",
                    "The store's SQLite database (default: the config's db, else\n$XDG_DATA_HOME/scanlua/scanlua.db)."),
@@ -233,6 +236,19 @@ extension Option {
         (OptionGroup.run, [
             Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
                    "Instructions for the whole script (default 0 = unlimited)."),
+        ]),
+        // scanlua outbox
+        (OptionGroup.outbox, [
+            Option("outbox_list", "--list", .flag, "", "List the deliveries not delivered yet (the default); exit 1 when there is one."),
+            Option("flush", "--flush", .flag, "", "Send every pending delivery now; exit 1 when some are still undelivered."),
+            Option("drop", "--drop", .integer(1...Int(Int64.max)), "ID", "Remove delivery ID from the outbox, delivered or not."),
+        ]),
+        // scanlua export
+        (OptionGroup.export, [
+            Option("export_format", "--format", .choice(["csv", "ndjson", "json"]), "csv|ndjson|json",
+                   "csv (RFC 4180, with a header row; the default), ndjson or json."),
+            Option("since", "--since", .text, "TIME", "Only scans from TIME on: an ISO 8601 date or time in UTC (2026-12-01, 2026-12-01T10:00Z)."),
+            Option("export_type", "--type", .text, "TYPE", "Only scans whose payload type is TYPE (product, einvoice, url, ...)."),
         ]),
         // scanlua trust
         (OptionGroup.trust, [

@@ -1,11 +1,14 @@
 import Foundation
 import ScanCore
+import ScanStore
 
 /// Carries out the actions rules return (``ActionType``), or with `--dry-run` only marks them.
 ///
 /// `{type="append", path=..., line=...}` appends a line to a file below the working directory
-/// (anywhere when trusted); `{type="stop"}` ends the scan after the current frame. Each action
-/// in the record gains `status`: `done`, `dry-run` or `failed` (with `error`).
+/// (anywhere when trusted); `{type="stop"}` ends the scan after the current frame; `http` and
+/// `mqtt` forward to a server or broker on the ``NetworkPolicy`` allow-list, through the durable
+/// ``Outbox``. Each action in the record gains `status`: `done`, `dry-run`, `failed` (with
+/// `error`) or, for a delivery kept for later, `queued` (with `reason`).
 public final class ActionRunner {
     public let dryRun: Bool
     public let trusted: Bool
@@ -13,6 +16,12 @@ public final class ActionRunner {
     public var protectedPaths: [String] = []
     /// Set once a `stop` action ran: the session finishes the current frame and stops.
     public private(set) var stopRequested = false
+    /// Where `http` and `mqtt` actions may connect.
+    public var network = NetworkPolicy(patterns: [], trusted: false)
+    /// The store whose database holds the outbox (opened at the first delivery).
+    public var store = Store(path: Store.defaultPath)
+    private let forwarder = Forwarder()
+    private var outbox: Outbox?
 
     public init(dryRun: Bool, trusted: Bool) {
         self.dryRun = dryRun
@@ -36,12 +45,17 @@ public final class ActionRunner {
         }
     }
 
-    public func carryOut(_ actions: [JSON]) -> [JSON] {
-        actions.map { action in
+    /// Carries out one symbol's actions. `event` names the scan (source, frame, time, symbology,
+    /// bytes): with the rule and the action it makes each delivery's idempotency key.
+    public func carryOut(_ actions: [JSON], event: String = "") -> [JSON] {
+        actions.enumerated().map { index, action in
             guard case .object(var pairs) = action else { return action }
             if dryRun {
                 pairs.append(("status", .string("dry-run")))
                 return .object(pairs)
+            }
+            if case .string(let t)? = action["type"], t == "http" || t == "mqtt" {
+                return .object(pairs + deliver(action, key: Self.idempotencyKey(event: event, index: index, action: action)))
             }
             switch perform(action) {
             case nil: pairs.append(("status", .string("done")))
@@ -53,6 +67,113 @@ public final class ActionRunner {
         }
     }
 
+    /// The same scan, rule and action always give the same key; another scan another key.
+    static func idempotencyKey(event: String, index: Int, action: JSON) -> String {
+        String(SHA256.hex(Array("\(event)\u{1}\(index)\u{1}\(action.serialized)".utf8)).prefix(32))
+    }
+
+    /// An `http` or `mqtt` action: checked, written to the outbox, sent; the fields its record gains.
+    private func deliver(_ action: JSON, key: String) -> [(String, JSON)] {
+        func failed(_ message: String) -> [(String, JSON)] { [("status", .string("failed")), ("error", .string(message))] }
+        let rule: String = { if case .string(let r)? = action["rule"] { return r }; return "?" }()
+        let request: Forwarder.Request
+        switch Forwarder.request(from: action) {
+        case .success(let r): request = r
+        case .failure(.permanent(let m)), .failure(.retryable(let m)): return failed(m)
+        }
+        guard network.allows(request.endpoint) else {
+            return failed("rule '\(rule)': \(request.endpoint) is not on the network allow-list (the config's"
+                          + " scan.options { network = { ... } }, --network, or --trust); nothing was sent")
+        }
+        var fields: [(String, JSON)] = [("idempotency_key", .string(key))]
+        // Written ahead of the attempt: a crash between sending and marking sends it again, same key.
+        var entry: Outbox.Entry?
+        var queueError: String?
+        do throws(StoreError) {
+            entry = try openOutbox().add(key: key, rule: rule, kind: request.type, target: request.target, action: action.serialized)
+        } catch {
+            queueError = "cannot keep it in the outbox: \(error.message)"
+        }
+        if let entry, entry.state == .delivered { return [("status", .string("done")), ("note", .string("delivered before"))] + fields }
+        let outcome = forwarder.send(request, key: key)
+        switch outcome {
+        case .delivered(let status):
+            if let entry { try? outbox?.record(entry.id, state: .delivered, error: nil, responseStatus: status) }
+            fields.insert(("status", .string("done")), at: 0)
+            if let status { fields.append(("response_status", .int(status))) }
+        case .retry(let reason, let status):
+            if let entry {
+                try? outbox?.record(entry.id, state: .pending, error: reason, responseStatus: status, retryAt: Self.retryTime(attempts: 1))
+                fields.insert(contentsOf: [("status", .string("queued")), ("reason", .string(reason)), ("outbox_id", .int(Int(entry.id)))], at: 0)
+            } else {
+                fields.insert(contentsOf: failed(reason + "; " + (queueError ?? "")), at: 0)
+            }
+            if let status { fields.append(("response_status", .int(status))) }
+        case .failed(let reason, let status):
+            if let entry { try? outbox?.record(entry.id, state: .failed, error: reason, responseStatus: status) }
+            fields.insert(contentsOf: failed(reason), at: 0)
+            if let status { fields.append(("response_status", .int(status))) }
+        }
+        return fields
+    }
+
+    /// Exponential backoff: 1, 2, 4 ... seconds after the attempt, at most 5 minutes.
+    static func retryTime(attempts: Int, now: Date = Date()) -> Double {
+        now.timeIntervalSince1970 + min(300, pow(2, Double(max(0, attempts - 1))))
+    }
+
+    private func openOutbox() throws(StoreError) -> Outbox {
+        if let outbox { return outbox }
+        let o = Outbox(try store.db())
+        outbox = o
+        return o
+    }
+
+    /// Retries what this session queued (and anything else pending in its outbox) whose time
+    /// has come; with `all`, every pending delivery now (`scanlua outbox --flush`).
+    /// - Returns: how many were delivered, and how many are still undelivered.
+    @discardableResult
+    public func retryDue(all: Bool = false, now: Date = Date()) -> (delivered: Int, undelivered: Int) {
+        if all, outbox == nil { _ = try? openOutbox() }
+        guard let outbox, let due = try? outbox.due(now: all ? .infinity : now.timeIntervalSince1970) else { return (0, 0) }
+        var delivered = 0
+        for entry in due {
+            guard let action = JSON(parsing: Array(entry.action.utf8)) else {
+                try? outbox.record(entry.id, state: .failed, error: "the queued action is not JSON", responseStatus: nil)
+                continue
+            }
+            let request: Forwarder.Request
+            switch Forwarder.request(from: action) {
+            case .success(let r): request = r
+            case .failure(.permanent(let m)), .failure(.retryable(let m)):
+                try? outbox.record(entry.id, state: .failed, error: m, responseStatus: nil)
+                continue
+            }
+            // The allow-list holds for queued deliveries too (the database is only a file).
+            guard network.allows(request.endpoint) else {
+                try? outbox.record(entry.id, state: .failed, error: "\(request.endpoint) is not on the network allow-list", responseStatus: nil)
+                continue
+            }
+            switch forwarder.send(request, key: entry.key) {
+            case .delivered(let status):
+                try? outbox.record(entry.id, state: .delivered, error: nil, responseStatus: status)
+                delivered += 1
+            case .retry(let reason, let status):
+                try? outbox.record(entry.id, state: .pending, error: reason, responseStatus: status,
+                                   retryAt: Self.retryTime(attempts: entry.attempts + 1, now: now))
+            case .failed(let reason, let status):
+                try? outbox.record(entry.id, state: .failed, error: reason, responseStatus: status)
+            }
+        }
+        return (delivered, (try? outbox.undelivered().count) ?? 0)
+    }
+
+    /// Deliveries of this session's outbox not yet delivered (0 when none was queued).
+    public var undelivered: Int { outbox.flatMap { try? $0.undelivered().count } ?? 0 }
+
+    /// Closes broker connections.
+    public func close() { forwarder.close() }
+
     /// Performs one action; returns nil on success or the reason it failed.
     private func perform(_ action: JSON) -> String? {
         guard case .string(let name)? = action["type"] else { return "action has no type" }
@@ -61,6 +182,8 @@ public final class ActionRunner {
         case .stop:
             stopRequested = true
             return nil
+        case .http, .mqtt:
+            return nil  // carried out by deliver
         case .append:
             guard case .string(let path)? = action["path"], !path.isEmpty else { return "append needs a 'path' string" }
             guard case .string(let line)? = action["line"] else { return "append needs a 'line' string" }

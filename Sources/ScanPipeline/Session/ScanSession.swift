@@ -49,6 +49,8 @@ public final class ScanSession {
         self.sink = sink
         runner = ActionRunner(dryRun: settings.dryRun, trusted: engine.limits.trust)
         runner.protectedPaths = engine.loadedFiles + [engine.storePath ?? Store.defaultPath, TrustList().path]
+        runner.store = engine.store
+        runner.network = NetworkPolicy(list: settings.network, trusted: engine.limits.trust)
         engine.dryRun = settings.dryRun
         filter = settings.filter
     }
@@ -93,6 +95,7 @@ public final class ScanSession {
         report.storeFailures = engine.storeFailures
         report.dropped = scanner.dropped
         engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped)
+        finish()
         return report
     }
 
@@ -127,14 +130,57 @@ public final class ScanSession {
     /// leaves its error on the record.
     public func process(_ events: [ScanEvent]) {
         let results = engine.process(events)
+        var history: [History.Row] = []
         for (event, result) in zip(events, results) {
             var record = ScanRecord(info: event.info, symbol: event.symbol)
             record.payload = result.payload
-            record.actions = runner.carryOut(result.actions)
+            record.actions = runner.carryOut(result.actions, event: Self.identity(of: event))
             record.emitted = result.emitted
             record.errors = result.errors
             record.summary = result.summary
             sink.write(record)
+            if keepsHistory { history.append(Self.historyRow(record)) }
+        }
+        if !history.isEmpty {
+            do throws(StoreError) { try History(try engine.store.db()).add(history) } catch {
+                Console.error("scanlua: history: cannot write to \(engine.store.path): \(error.message)\n")
+            }
+        }
+        runner.retryDue()
+    }
+
+    /// With a store named (`--db` or the config's `db`), every record also lands in its history.
+    private var keepsHistory: Bool { engine.storePath != nil }
+
+    /// What names one scan of one symbol, for idempotency keys: another scan of the same code
+    /// (another run, another frame) is another delivery.
+    static func identity(of event: ScanEvent) -> String {
+        var bytes: [UInt8] = []
+        Base64.encode(event.symbol.bytes, to: &bytes)
+        return "\(event.info.source)\u{1}\(event.info.index)\u{1}\(event.info.time.timeIntervalSince1970)\u{1}"
+            + "\(event.symbol.symbology.rawValue)\u{1}" + String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func historyRow(_ record: ScanRecord) -> History.Row {
+        let s = record.symbol
+        var bytes: [UInt8] = []
+        Base64.encode(s?.bytes ?? [], to: &bytes)
+        let payload = record.payload ?? .object([("type", .string("raw"))])
+        let type: String = { if case .string(let t)? = payload["type"] { return t }; return "raw" }()
+        let time = ISO8601DateFormatter.string(from: record.info.time, timeZone: TimeZone(identifier: "UTC")!,
+                                               formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        return History.Row(time: time, source: record.info.source, frame: record.info.index, symbology: s?.symbology.rawValue ?? "",
+                           text: s?.text ?? "", bytes: String(decoding: bytes, as: UTF8.self), payloadType: type,
+                           payload: payload.serialized, actions: JSON.array(record.actions).serialized)
+    }
+
+    /// The end of a session: broker connections closed, and a word about deliveries still queued.
+    public func finish() {
+        runner.close()
+        let waiting = runner.undelivered
+        if waiting > 0 {
+            Console.error("scanlua: \(waiting == 1 ? "1 delivery waits" : "\(waiting) deliveries wait") in the outbox of \(engine.store.path)"
+                          + " (`scanlua outbox --db \(engine.store.path)` lists, `--flush` sends)\n")
         }
     }
 

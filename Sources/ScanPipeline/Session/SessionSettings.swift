@@ -15,6 +15,8 @@ public struct SessionSettings {
     public var decoders: Set<String>
     /// How hard zxing-cpp tries (`--effort`).
     public var effort: Effort
+    /// Where `http` and `mqtt` actions may connect (`network`: host[:port] patterns, comma-separated).
+    public var network: String?
 
     /// The built-in decoders `--decoders` knows.
     public static let decoderNames = ["zbar", "zxing"]
@@ -63,6 +65,7 @@ public struct SessionSettings {
             s.decoders = Set(names)
         }
         s.effort = o.string("effort").flatMap(Effort.init(rawValue:)) ?? .balanced
+        s.network = o.string("network")
         return s
     }
 

@@ -182,6 +182,9 @@ public final class ScriptEngine {
             if key == "trust" && L.bool(at: 2) {
                 throw .argument("scan.options: 'trust' can be given only by the config or --trust, not by a script")
             }
+            if key == "network" {
+                throw .argument("scan.options: 'network' can be set only by the config or --network, not by a script")
+            }
         }
         switch key {
         case "instruction_limit":

@@ -142,6 +142,13 @@ function scan.options(t)
   if type(t) ~= "table" then spec_error("scan.options", "expected a table") end
   for k, v in pairs(t) do
     if not known_options[k] then spec_error("scan.options", "unknown option '" .. tostring(k) .. "'") end
+    -- A list setting (network, symbologies, decoders) may be a table of strings: its names, joined.
+    if type(v) == "table" and known_options[k] == "string" then
+      for i, item in ipairs(v) do
+        if type(item) ~= "string" then spec_error("scan.options", "'" .. k .. "' item " .. i .. " must be a string") end
+      end
+      v = table.concat(v, ",")
+    end
     if type(v) ~= known_options[k] then spec_error("scan.options", "'" .. k .. "' must be a " .. known_options[k]) end
     host.set_option(k, v)
   end

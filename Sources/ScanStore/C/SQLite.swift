@@ -80,6 +80,8 @@ private final class Sandbox {
     var started: UInt64 = 0
     /// Why the progress handler stopped the running statement.
     var interruption: String?
+    /// Set while the host itself writes (``Database/asHost(_:)``): scanlua's own tables are writable.
+    var host = false
 
     func begin() { steps = 0; refusal = nil; interruption = nil; stepping = false; started = Sandbox.now() }
 
@@ -116,10 +118,23 @@ private final class Sandbox {
             return "\(shown) is not allowed in scanlua's store (only reading the schema and versions: table_info, index_list, foreign_key_list, user_version, ...)"
         case SQLITE_FUNCTION:
             return (b ?? "").lowercased() == "load_extension" ? "load_extension() is not allowed in scanlua's store" : nil
+        case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX,
+             SQLITE_CREATE_TRIGGER, SQLITE_DROP_INDEX, SQLITE_DROP_TRIGGER:
+            // The outbox and the history are scanlua's: a rule that could rewrite a queued delivery's
+            // URL would send it past the network allow-list.
+            let table = ([SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE].contains(action) ? a
+                         : action == SQLITE_ALTER_TABLE ? b : b) ?? ""
+            if !host, StoreLimits.hostTables.contains(table.lowercased()) { return "table \(table) is scanlua's own (read it, do not write it)" }
+            return nil
         default:
             return nil
         }
     }
+}
+
+extension StoreLimits {
+    /// Tables only the host writes: the outbox of deliveries and the scan history.
+    public static let hostTables: Set<String> = ["scanlua_outbox", "scanlua_history"]
 }
 
 /// One SQLite connection, closed in deinit. Not thread-safe: use it on one thread.
@@ -212,6 +227,15 @@ public final class Database {
         }
     }
 
+    /// Runs `body` with scanlua's own tables (``StoreLimits/hostTables``) writable: the host's
+    /// outbox and history code, never a script's statement.
+    public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let was = sandbox.host
+        sandbox.host = true
+        defer { sandbox.host = was }
+        return try body()
+    }
+
     /// Runs SQL without parameters or results (may hold several statements, run in turn as
     /// sqlite3_exec would; each has its own step budget).
     public func execute(_ sql: String) throws(StoreError) {
@@ -240,6 +264,8 @@ public final class Database {
         public static let standard = ResultLimit(rows: StoreLimits.rows, bytes: StoreLimits.resultBytes)
         /// Keep no rows (exec): the statement still runs to its end.
         public static let none = ResultLimit(rows: 0, bytes: 0)
+        /// The host's own reads (outbox, history export, in pages): no cap.
+        public static let host = ResultLimit(rows: .max, bytes: .max)
     }
 
     /// Runs one statement with parameters (positional `?` from `positional`, or `:name` from `named`)

@@ -29,6 +29,7 @@ enum SimulateCommand {
         }
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine)
+        defer { session.finish() }
         if let payload {
             let symbol = Symbol(symbology: Symbology(rawValue: (o.string("symbology") ?? "qrcode").lowercased()), bytes: payload)
             session.process([ScanEvent(symbol: symbol, info: FrameInfo(source: "simulate"))])

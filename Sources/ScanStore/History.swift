@@ -1,0 +1,94 @@
+import Foundation
+
+/// Every record of a session with a store (`--db` or the config's `db`), as BinaryEye keeps its
+/// scan history: what `scanlua export` writes out.
+public struct History {
+    public struct Row: Sendable {
+        public var time: String
+        public var source: String
+        public var frame: Int
+        public var symbology: String
+        public var text: String
+        /// The bytes in Base64.
+        public var bytes: String
+        public var payloadType: String
+        /// JSON text.
+        public var payload: String
+        /// JSON text: the actions with their status.
+        public var actions: String
+
+        public init(time: String, source: String, frame: Int, symbology: String, text: String, bytes: String,
+                    payloadType: String, payload: String, actions: String) {
+            (self.time, self.source, self.frame, self.symbology, self.text, self.bytes) = (time, source, frame, symbology, text, bytes)
+            (self.payloadType, self.payload, self.actions) = (payloadType, payload, actions)
+        }
+
+        /// Column names, in the order of ``values`` (CSV header and JSON keys).
+        public static let columns = ["time", "source", "frame", "symbology", "text", "bytes", "payload_type", "payload", "actions"]
+    }
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS scanlua_history (
+          id INTEGER PRIMARY KEY,
+          time TEXT NOT NULL,          -- ISO 8601, UTC
+          source TEXT NOT NULL,
+          frame INTEGER NOT NULL,
+          symbology TEXT NOT NULL,
+          text TEXT NOT NULL,
+          bytes TEXT NOT NULL,         -- Base64
+          payload_type TEXT NOT NULL,
+          payload TEXT NOT NULL,       -- JSON
+          actions TEXT NOT NULL        -- JSON
+        );
+        CREATE INDEX IF NOT EXISTS scanlua_history_time ON scanlua_history (time);
+        """
+
+    public let database: Database
+
+    public init(_ database: Database) { self.database = database }
+
+    /// Adds rows, in one transaction.
+    public func add(_ rows: [Row]) throws(StoreError) {
+        guard !rows.isEmpty else { return }
+        try database.asHost { () throws(StoreError) in
+            try database.inTransaction { () throws(StoreError) in
+                for r in rows {
+                    try database.query("""
+                        INSERT INTO scanlua_history (time, source, frame, symbology, text, bytes, payload_type, payload, actions)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, positional: [.text(r.time), .text(r.source), .integer(Int64(r.frame)), .text(r.symbology), .text(r.text),
+                                          .text(r.bytes), .text(r.payloadType), .text(r.payload), .text(r.actions)])
+                }
+            }
+        }
+    }
+
+    /// Rows in time order, from `since` (an ISO 8601 prefix such as `2026-12-01` or
+    /// `2026-12-01T10:00:00Z`) and of one payload type when given, handed over a page at a time.
+    public func rows(since: String?, type: String?, page: Int = 5000, _ body: ([Row]) -> Void) throws(StoreError) {
+        var last: Int64 = 0
+        while true {
+            var condition = "id > ?"
+            var params: [SQLValue] = [.integer(last)]
+            if let since { condition += " AND time >= ?"; params.append(.text(since)) }
+            if let type { condition += " AND payload_type = ?"; params.append(.text(type)) }
+            let result = try database.query("""
+                SELECT id, time, source, frame, symbology, text, bytes, payload_type, payload, actions FROM scanlua_history
+                WHERE \(condition) ORDER BY id LIMIT \(page)
+                """, positional: params, limit: .host)
+            guard !result.isEmpty else { return }
+            var rows: [Row] = []
+            for row in result {
+                let v = Dictionary(row, uniquingKeysWith: { a, _ in a })
+                func text(_ k: String) -> String { if case .text(let s)? = v[k] { return s }; return "" }
+                if case .integer(let id)? = v["id"] { last = id }
+                var frame = 0
+                if case .integer(let n)? = v["frame"] { frame = Int(n) }
+                rows.append(Row(time: text("time"), source: text("source"), frame: frame, symbology: text("symbology"),
+                                text: text("text"), bytes: text("bytes"), payloadType: text("payload_type"),
+                                payload: text("payload"), actions: text("actions")))
+            }
+            body(rows)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// The durable outbox of `http` and `mqtt` deliveries, in the store's database. A delivery is
+/// written here before it is sent (so a crash between send and mark re-sends it with the same
+/// idempotency key), marked delivered once the other side acknowledged it, and otherwise retried
+/// with exponential backoff: by the session while it runs, by `scanlua outbox --flush` after.
+public struct Outbox {
+    public enum State: String, Sendable { case pending, delivered, failed }
+
+    public struct Entry: Sendable {
+        public var id: Int64
+        public var key: String
+        public var rule: String
+        public var kind: String
+        public var target: String
+        /// The action as its rule returned it (JSON text): what is sent again.
+        public var action: String
+        public var state: State
+        public var attempts: Int
+        public var nextAttempt: Double
+        public var lastError: String?
+        public var created: String
+    }
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS scanlua_outbox (
+          id INTEGER PRIMARY KEY,
+          key TEXT NOT NULL UNIQUE,            -- the Idempotency-Key of every attempt
+          rule TEXT NOT NULL,
+          kind TEXT NOT NULL,                  -- http or mqtt
+          target TEXT NOT NULL,                -- the URL or broker
+          action TEXT NOT NULL,                -- the action as JSON
+          state TEXT NOT NULL DEFAULT 'pending',
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt REAL NOT NULL DEFAULT 0, -- seconds since 1970
+          last_error TEXT,
+          response_status INTEGER,
+          created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+          delivered TEXT
+        );
+        """
+
+    public let database: Database
+
+    public init(_ database: Database) { self.database = database }
+
+    /// Writes a delivery ahead of its first attempt; returns its entry (an existing one when the
+    /// key was queued before, delivered or not).
+    public func add(key: String, rule: String, kind: String, target: String, action: String) throws(StoreError) -> Entry {
+        try database.asHost { () throws(StoreError) in
+            try database.query("INSERT OR IGNORE INTO scanlua_outbox (key, rule, kind, target, action) VALUES (?, ?, ?, ?, ?)",
+                               positional: [.text(key), .text(rule), .text(kind), .text(target), .text(action)])
+        }
+        guard let entry = try entries(where: "key = ?", [.text(key)]).first else {
+            throw StoreError(code: 1, message: "outbox entry vanished", sql: "SELECT")
+        }
+        return entry
+    }
+
+    /// Records an attempt: delivered, to be retried at `retryAt`, or failed for good.
+    public func record(_ id: Int64, state: State, error: String?, responseStatus: Int?, retryAt: Double = 0) throws(StoreError) {
+        try database.asHost { () throws(StoreError) in
+            try database.query("""
+                UPDATE scanlua_outbox SET state = ?, attempts = attempts + 1, last_error = ?, response_status = ?, next_attempt = ?,
+                  delivered = CASE WHEN ? = 'delivered' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') ELSE delivered END
+                WHERE id = ?
+                """, positional: [.text(state.rawValue), error.map { .text($0) } ?? .null, responseStatus.map { .integer(Int64($0)) } ?? .null,
+                                  .real(retryAt), .text(state.rawValue), .integer(id)])
+        }
+    }
+
+    /// Pending entries whose next attempt is due (all pending ones with `now` = infinity).
+    public func due(now: Double) throws(StoreError) -> [Entry] {
+        try entries(where: "state = 'pending' AND next_attempt <= ?", [.real(now)])
+    }
+
+    /// Everything not delivered: pending and failed.
+    public func undelivered() throws(StoreError) -> [Entry] {
+        try entries(where: "state != 'delivered'", [])
+    }
+
+    /// Removes an entry; false when there is none with that id.
+    public func drop(_ id: Int64) throws(StoreError) -> Bool {
+        try database.asHost { () throws(StoreError) in
+            try database.query("DELETE FROM scanlua_outbox WHERE id = ?", positional: [.integer(id)])
+        }
+        return database.changes > 0
+    }
+
+    private func entries(where condition: String, _ params: [SQLValue]) throws(StoreError) -> [Entry] {
+        let rows = try database.query("""
+            SELECT id, key, rule, kind, target, action, state, attempts, next_attempt, last_error, created
+            FROM scanlua_outbox WHERE \(condition) ORDER BY id
+            """, positional: params, limit: .host)
+        return rows.map { row in
+            let v = Dictionary(row, uniquingKeysWith: { a, _ in a })
+            func text(_ k: String) -> String { if case .text(let s)? = v[k] { return s }; return "" }
+            func int(_ k: String) -> Int64 { if case .integer(let n)? = v[k] { return n }; return 0 }
+            func real(_ k: String) -> Double { if case .real(let d)? = v[k] { return d }; if case .integer(let n)? = v[k] { return Double(n) }; return 0 }
+            return Entry(id: int("id"), key: text("key"), rule: text("rule"), kind: text("kind"), target: text("target"),
+                         action: text("action"), state: State(rawValue: text("state")) ?? .pending, attempts: Int(int("attempts")),
+                         nextAttempt: real("next_attempt"), lastError: v["last_error"].flatMap { if case .text(let s) = $0 { return s }; return nil },
+                         created: text("created"))
+        }
+    }
+}

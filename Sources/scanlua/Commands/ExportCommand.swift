@@ -1,0 +1,68 @@
+import Foundation
+import ScanCore
+import ScanPipeline
+import ScanScript
+import ScanStore
+
+/// `scanlua export`: the scan history of a store, as CSV, NDJSON or JSON.
+enum ExportCommand {
+    static let command = Command(
+        name: "export",
+        abstract: "Write out the scan history of a store (every record of sessions with --db).",
+        usage: "scanlua export [--db PATH] [--format csv|ndjson|json] [--since TIME] [--type TYPE]",
+        options: Option.names(in: [.export]) + ["config", "db"],
+        notes: """
+            Columns: time (UTC), source, frame, symbology, text, bytes (Base64), payload_type, payload
+            (JSON), actions (JSON, with their status). A session keeps history when it has a store named
+            by --db or the config's db.
+            """,
+        run: run)
+
+    static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
+        if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+        let since = o.string("since")
+        if let since, since.range(of: #"^\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?Z?)?$"#, options: .regularExpression) == nil {
+            throw UsageError("invalid value '\(since)' for '--since': expected an ISO 8601 date or time in UTC, such as 2026-12-01 or 2026-12-01T10:00Z")
+        }
+        let engine = try makeEngine(o) { $0.defaultScripts = false }
+        let format = o.string("export_format") ?? "csv"
+        var first = true
+        if format == "csv" { Console.write(csvLine(History.Row.columns)) }
+        if format == "json" { Console.write("[") }
+        do {
+            try History(try engine.store.db()).rows(since: since.map { $0.hasSuffix("Z") ? String($0.dropLast()) : $0 },
+                                                    type: o.string("export_type")) { rows in
+                for r in rows {
+                    switch format {
+                    case "csv":
+                        Console.write(csvLine([r.time, r.source, String(r.frame), r.symbology, r.text, r.bytes, r.payloadType, r.payload, r.actions]))
+                    default:
+                        let object = JSON.object([
+                            ("time", .string(r.time)), ("source", .string(r.source)), ("frame", .int(r.frame)),
+                            ("symbology", .string(r.symbology)), ("text", .string(r.text)), ("bytes", .string(r.bytes)),
+                            ("payload_type", .string(r.payloadType)),
+                            ("payload", JSON(parsing: Array(r.payload.utf8)) ?? .string(r.payload)),
+                            ("actions", JSON(parsing: Array(r.actions.utf8)) ?? .string(r.actions)),
+                        ])
+                        Console.write(format == "json" ? (first ? "\n" : ",\n") + object.serialized : object.serialized + "\n")
+                    }
+                    first = false
+                }
+                _ = Console.flush()
+            }
+        } catch {
+            Console.error("scanlua: \(engine.store.path): \(error.message)\n")
+            return ExitStatus.failure
+        }
+        if format == "json" { Console.write(first ? "]\n" : "\n]\n") }
+        return ExitStatus.success
+    }
+
+    /// One CSV record per RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled; CRLF ends it.
+    static func csvLine(_ fields: [String]) -> String {
+        fields.map { f in
+            f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+                ? "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : f
+        }.joined(separator: ",") + "\r\n"
+    }
+}
