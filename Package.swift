@@ -46,6 +46,6 @@ let package = Package(
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
         .testTarget(name: "ScanPipelineTests", dependencies: ["ScanPipeline"]),
-        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "scanlua-fuzz", "ScanStore"], exclude: ["Lua", "Golden"]),
+        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "scanlua-fuzz", "ScanStore"], exclude: ["Lua", "Golden", "Servers"]),
     ]
 )

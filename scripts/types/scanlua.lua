@@ -37,9 +37,20 @@
 
 ---An action rules return for the host to carry out (`--dry-run` only prints it).
 ---@class scanlua.Action
----@field type "append"|"stop"  append: `path` (below the working directory) and `line`; stop: end the scan after this frame
+---@field type "append"|"stop"|"http"|"mqtt"  append: `path` (below the working directory) and `line`; stop: end the scan after this frame; http: `url` and `body`; mqtt: `broker`, `topic` and `payload` (docs/lua-api.md)
 ---@field path string?
 ---@field line string?
+---@field url string?                   http: http:// or https://, on the network allow-list
+---@field method ("GET"|"POST"|"PUT"|"PATCH"|"DELETE")? http (default POST)
+---@field headers table<string, string>? http: extra headers (scanlua adds Idempotency-Key)
+---@field body table|string?            http: a table is sent as JSON, a string as text
+---@field broker string?                mqtt: mqtt://host:port or mqtts://host:port
+---@field topic string?                 mqtt: no wildcards
+---@field payload table|string?         mqtt: a table is sent as JSON
+---@field qos (0|1|2)?                  mqtt (default 1)
+---@field retain boolean?               mqtt (default false)
+---@field ca_file string?               mqtts: the CA certificates file
+---@field timeout number?               http and mqtt: seconds (default 10)
 
 ---@class scanlua.ParserSpec
 ---@field name string                   unique name; also the payload `type` when parse leaves it out
@@ -79,6 +90,7 @@
 ---@field instruction_limit integer?     Instructions per handler call (default 10000000; 0 = unlimited).
 ---@field memory_limit integer?          Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.
 ---@field max_failures integer?          Disable a handler after N failures in a row (default 5).
+---@field network string?                Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.
 ---@field db string?                     The store's SQLite database file (--db wins).
 -- END options
 

@@ -38,11 +38,10 @@ final class MQTTConnection {
         }
         if endpoint.scheme == "mqtts" {
             let rc = mosquitto_tls_set(m, caFile, caFile == nil ? "/etc/ssl/certs" : nil, nil, nil, nil)
-            if rc != MOSQ_ERR_SUCCESS.rawValue { mosquitto_destroy(m); throw .permanent("TLS: \(Self.message(rc))") }
+            if rc != MOSQ_ERR_SUCCESS.rawValue { throw .permanent("TLS: \(Self.message(rc))") }
         }
         let rc = mosquitto_connect(m, endpoint.host, Int32(endpoint.port), 30)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            mosquitto_destroy(m)
             throw .retryable("cannot connect to \(endpoint): \(Self.message(rc))")
         }
         let deadline = Date().addingTimeInterval(timeout)
@@ -51,11 +50,12 @@ final class MQTTConnection {
         }
         guard let connack = state.connack, connack == 0 else {
             let why = state.connack.map { String(cString: mosquitto_connack_string($0)) } ?? "no CONNACK within \(timeout) s"
-            mosquitto_destroy(m)
             throw .retryable("broker \(endpoint) refused the connection: \(why)")
         }
     }
 
+    /// Also after a failed init: every stored property was set by then, so Swift runs deinit,
+    /// and this is the one place the client is destroyed.
     deinit {
         mosquitto_disconnect(handle)
         mosquitto_destroy(handle)

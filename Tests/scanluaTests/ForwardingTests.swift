@@ -1,0 +1,299 @@
+import Foundation
+import XCTest
+
+/// Issue 14: http and mqtt actions against real servers on loopback (Servers/webhook.py and
+/// mosquitto, started here and stopped at the end): exactly the payloads, none lost, none twice.
+final class ForwardingTests: XCTestCase {
+    var dir: URL!
+    var servers: [TestServer] = []
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-forward-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        servers.forEach { $0.stop() }
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func started(_ server: TestServer) -> TestServer { servers.append(server); return server }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    var db: String { dir.appendingPathComponent("store.db").path }
+
+    /// A rule posting each symbol's text to `url`.
+    func webhookRule(_ url: String) throws -> String {
+        try write("post.lua", """
+            require("scan").rule { name = "post", run = function(p, ctx)
+              return { type = "http", url = "\(url)", body = { text = ctx.event.text } }
+            end }
+            """)
+    }
+
+    func events(_ texts: [String]) -> Data {
+        Data(texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined().utf8)
+    }
+
+    func testMQTTSubscriberReceivesExactlyThePayloadsWithQoS1() throws {
+        let broker = started(try TestServer.mosquitto(in: dir))
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        sub.arguments = ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "scan/#", "-q", "1", "-v", "-C", "3", "-W", "20"]
+        let out = Pipe()
+        sub.standardOutput = out
+        try sub.run()
+        defer { if sub.isRunning { sub.terminate() } }
+        Thread.sleep(forTimeInterval: 0.5)  // subscribed before the first publish
+        let rule = try write("pub.lua", """
+            require("scan").rule { name = "pub", run = function(p, ctx)
+              return { type = "mqtt", broker = "mqtt://127.0.0.1:\(broker.port)", topic = "scan/" .. ctx.event.symbology,
+                       payload = { text = ctx.event.text }, qos = 1 }
+            end }
+            """)
+        let input = #"{"text":"A"}"# + "\n" + #"{"text":"B \"quoted\""}"# + "\n" + #"{"symbology":"ean13","text":"4719512002889"}"# + "\n"
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(broker.port)", "--script", rule],
+                            stdin: Data(input.utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let statuses = r.records.map { (($0["actions"] as? [[String: Any]])?.first?["status"] as? String) ?? "none" }
+        XCTAssertEqual(statuses, ["done", "done", "done"], r.stdout)
+        let received = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        sub.waitUntilExit()
+        XCTAssertEqual(received, """
+            scan/qrcode {"text":"A"}
+            scan/qrcode {"text":"B \\"quoted\\""}
+            scan/ean13 {"text":"4719512002889"}
+
+            """)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "nothing waits")
+    }
+
+    func testABrokerThatIsDownQueuesAndTheFlushDeliversOnce() throws {
+        let port = TestServer.freePort()
+        let rule = try write("pub.lua", """
+            require("scan").rule { name = "pub", run = function(p, ctx)
+              return { type = "mqtt", broker = "mqtt://127.0.0.1:\(port)", topic = "t", payload = ctx.event.text }
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", rule, "--text", "late"])
+        let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
+        XCTAssertEqual(action["status"] as? String, "queued")
+        XCTAssertEqual(action["reason"] as? String, "cannot connect to 127.0.0.1:\(port): Connection refused")
+        XCTAssertEqual(r.status, 0, "the scan's status stays the scan's")
+        XCTAssertTrue(r.stderr.contains("1 delivery waits in the outbox of \(db)"), r.stderr)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 1)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1"]).stdout, "delivered 0, undelivered 1\n")
+    }
+
+    func testAWebhookDownDuringTheScanArrivesExactlyOnceAfterFlush() throws {
+        let port = TestServer.freePort()
+        let rule = try webhookRule("http://127.0.0.1:\(port)/hook")
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule],
+                            stdin: events(["one", "two"]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        for record in r.records {
+            let action = try XCTUnwrap((record["actions"] as? [[String: Any]])?.first)
+            XCTAssertEqual(action["status"] as? String, "queued", "\(action)")
+            XCTAssertTrue((action["reason"] as? String ?? "").contains("Couldn't connect to server")
+                          || (action["reason"] as? String ?? "").contains("Connection refused"), "\(action)")
+        }
+        let keys = r.records.compactMap { (($0["actions"] as? [[String: Any]])?.first?["idempotency_key"] as? String) }
+        XCTAssertEqual(Set(keys).count, 2)
+        let list = try CLI.run(["outbox", "--db", db])
+        XCTAssertEqual(list.status, 1, "something is undelivered")
+        XCTAssertEqual(list.stdout.split(separator: "\n").count, 2, list.stdout)
+        XCTAssertTrue(list.stdout.contains("pending\t1 attempts\thttp http://127.0.0.1:\(port)/hook\trule post"), list.stdout)
+
+        let server = started(try TestServer.webhook(in: dir, port: port))
+        let flush = try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(port)"])
+        XCTAssertEqual(flush.stdout, "delivered 2, undelivered 0\n", flush.stderr)
+        XCTAssertEqual(flush.status, 0)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(port)"]).stdout, "delivered 0, undelivered 0\n")
+        let requests = server.requests
+        XCTAssertEqual(requests.count, 2, "each exactly once, and not again on the second flush")
+        XCTAssertEqual(Set(requests.compactMap { $0["key"] as? String }), Set(keys), "the same Idempotency-Key as queued")
+        XCTAssertEqual(Set(requests.compactMap { $0["body"] as? String }), [#"{"text":"one"}"#, #"{"text":"two"}"#])
+        XCTAssertEqual(requests.first?["type"] as? String, "application/json")
+
+        // --dry-run queues nothing and sends nothing.
+        let dry = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule,
+                               "--dry-run", "--text", "dry"])
+        XCTAssertEqual((dry.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "dry-run")
+        XCTAssertEqual(server.requests.count, 2)
+    }
+
+    /// 1,000 actions against a server that refuses the first 50 requests and every 7th after:
+    /// on the server, every delivery accepted exactly once.
+    func testAFlappingServerLosesNoneAndDuplicatesNone() throws {
+        let server = started(try TestServer.webhook(in: dir, failFirst: 50, flap: 7))
+        let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
+        let texts = (0..<1000).map { "code-\($0)" }
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule],
+                            stdin: events(texts))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.count, 1000)
+        var flushes = 0
+        while try CLI.run(["outbox", "--db", db]).status != 0 && flushes < 30 {
+            _ = try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(server.port)"])
+            flushes += 1
+        }
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "everything delivered after \(flushes) flushes")
+        let accepted = server.requests.filter { $0["status"] as? Int == 200 }
+        let bodies = accepted.compactMap { $0["body"] as? String }
+        XCTAssertEqual(bodies.count, 1000, "none lost, none twice (\(server.requests.count) requests, \(flushes) flushes)")
+        XCTAssertEqual(Set(bodies), Set(texts.map { #"{"text":"\#($0)"}"# }))
+        XCTAssertEqual(Set(accepted.compactMap { $0["key"] as? String }).count, 1000)
+        print("flapping server: \(server.requests.count) requests, 1000 accepted, \(server.requests.count - 1000) refused, \(flushes) flushes")
+    }
+
+    func testTheAllowListRefusesOtherHostsWithoutConnecting() throws {
+        // Something listens on 127.0.0.2: it must never see a connection.
+        let other = started(try TestServer.webhook(in: dir, host: "127.0.0.2"))
+        let rule = try webhookRule("http://127.0.0.2:\(other.port)/steal")
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:8123", "--script", rule, "--text", "x"])
+        let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
+        XCTAssertEqual(action["status"] as? String, "failed")
+        XCTAssertEqual(action["error"] as? String, "rule 'post': 127.0.0.2:\(other.port) is not on the network allow-list (the config's"
+                       + " scan.options { network = { ... } }, --network, or --trust); nothing was sent")
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "not queued either")
+        // A script cannot add hosts; the config can (as a list), and --trust allows any.
+        let grab = try write("grab.lua", "require('scan').options { network = { '127.0.0.2' } }\n")
+        let refused = try CLI.run(["simulate", "--no-default-scripts", "--script", grab, "--text", "x"])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.stderr.contains("scan.options: 'network' can be set only by the config or --network, not by a script"),
+                      refused.stderr)
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(other.requests.isEmpty, "no request reached 127.0.0.2")
+        let config = try write("init.lua", "require('scan').options { network = { '127.0.0.2:\(other.port)' } }\n")
+        let allowed = try CLI.run(["simulate", "--no-default-scripts", "--config", config, "--db", db, "--script", rule, "--text", "y"])
+        XCTAssertEqual((allowed.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "done", allowed.stdout)
+        XCTAssertEqual(other.requests.count, 1)
+    }
+
+    func testScriptsCannotRewriteTheOutboxOrTheHistory() throws {
+        let rule = try write("tamper.lua", """
+            local store = require "store"
+            require("scan").parser { name = "tamper", parse = function(ev)
+              local r = {}
+              for i, sql in ipairs { "UPDATE scanlua_outbox SET target = 'http://127.0.0.2/'", "DELETE FROM scanlua_history",
+                                     "INSERT INTO scanlua_outbox (key, rule, kind, target, action) VALUES ('k', 'r', 'http', 'x', '{}')",
+                                     "DROP TABLE scanlua_outbox" } do
+                r[i] = select(2, pcall(store.exec, sql))
+              end
+              r.read = #store.query("SELECT * FROM scanlua_outbox")
+              return { type = "tamper", errors = r }
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--script", rule, "--text", "x"])
+        let p = try XCTUnwrap(r.records.first?["payload"] as? [String: Any])
+        let errors = try XCTUnwrap(p["errors"] as? [String: Any])
+        for i in 1...4 {
+            XCTAssertTrue((errors[String(i)] as? String ?? "").contains("is scanlua's own (read it, do not write it)"), "\(errors)")
+        }
+        XCTAssertEqual(errors["read"] as? Int, 0, "reading is fine")
+    }
+
+    /// Killed after the server got the request but before the answer: the delivery is still
+    /// pending, and the flush sends it again with the same key (so the server can drop it).
+    func testACrashBetweenSendAndMarkResendsWithTheSameKey() throws {
+        let server = started(try TestServer.webhook(in: dir, hangFirst: 3))
+        let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule,
+                       "--text", "crash"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // The server logs a request once it answers; wait until the request is in flight (the
+        // outbox row is written before sending), then kill.
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        Thread.sleep(forTimeInterval: 2)  // the hung answer completes on the server side
+        XCTAssertEqual(server.requests.count, 1, "the first attempt reached the server")
+        let list = try CLI.run(["outbox", "--db", db])
+        XCTAssertEqual(list.status, 1, "still pending: nobody saw the answer")
+        XCTAssertTrue(list.stdout.contains("pending\t0 attempts"), list.stdout)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(server.port)"]).stdout,
+                       "delivered 1, undelivered 0\n")
+        let keys = server.requests.compactMap { $0["key"] as? String }
+        XCTAssertEqual(keys.count, 2)
+        XCTAssertEqual(Set(keys).count, 1, "the same Idempotency-Key both times")
+    }
+
+    func testExportCSVRoundTripsThroughPythonsCSVModule() throws {
+        let texts = ["plain", "comma, here", "quote \\\"q\\\" here", "line\\nbreak", "中文 and é", "a,\\\"b\\\"\\r\\nc"]
+        let input = texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined()
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
+        XCTAssertEqual(r.records.count, texts.count, r.stderr)
+        let expected = r.records.compactMap { $0["text"] as? String }
+        let csv = dir.appendingPathComponent("history.csv")
+        let export = try CLI.run(["export", "--db", db, "--format", "csv"])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        try export.stdout.write(to: csv, atomically: true, encoding: .utf8)
+        let script = """
+            import csv, json, sys
+            with open(sys.argv[1], newline='', encoding='utf-8') as f:
+                rows = list(csv.DictReader(f))
+            print(json.dumps([[r['text'], r['symbology'], json.loads(r['payload'])['type']] for r in rows]))
+            """
+        let parsed = try Process.output("/usr/bin/python3", ["-c", script, csv.path])
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(parsed.utf8)) as? [[String]])
+        XCTAssertEqual(rows.map { $0[0] }, expected, "every text back, byte for byte")
+        XCTAssertEqual(Set(rows.map { $0[1] }), ["qrcode"])
+        XCTAssertEqual(Set(rows.map { $0[2] }), ["raw"])
+        XCTAssertTrue(export.stdout.hasPrefix("time,source,frame,symbology,text,bytes,payload_type,payload,actions\r\n"))
+
+        let nd = try CLI.run(["export", "--db", db, "--format", "ndjson", "--type", "raw", "--since", "2000-01-01"])
+        XCTAssertEqual(nd.stdout.split(separator: "\n").count, texts.count)
+        XCTAssertEqual(try CLI.run(["export", "--db", db, "--format", "json", "--type", "url"]).stdout, "[]\n")
+        XCTAssertEqual(try CLI.run(["export", "--db", db, "--format", "ndjson", "--since", "2999-01-01"]).stdout, "")
+        let bad = try CLI.run(["export", "--db", db, "--since", "yesterday"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("invalid value 'yesterday' for '--since'"), bad.stderr)
+    }
+
+    /// examples/forwarding: its config and rules, pointed at this test's servers.
+    func testTheForwardingExamplePostsInvoicesAndPublishesProducts() throws {
+        let webhook = started(try TestServer.webhook(in: dir))
+        let broker = started(try TestServer.mosquitto(in: dir))
+        let example = CLI.packageRoot.appendingPathComponent("examples/forwarding")
+        var config = try String(contentsOf: example.appendingPathComponent("init.lua"), encoding: .utf8)
+        config = config.replacingOccurrences(of: "127.0.0.1:8123", with: "127.0.0.1:\(webhook.port)")
+            .replacingOccurrences(of: "127.0.0.1:1883", with: "127.0.0.1:\(broker.port)")
+            .replacingOccurrences(of: "require \"forward\"", with: """
+                require("forward").configure { webhook = "http://127.0.0.1:\(webhook.port)/invoices", broker = "mqtt://127.0.0.1:\(broker.port)" }
+                """)
+        try FileManager.default.copyItem(at: example.appendingPathComponent("forward.lua"), to: dir.appendingPathComponent("forward.lua"))
+        let configPath = try write("init.lua", config)
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        sub.arguments = ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "scanlua/products/#", "-q", "1", "-v", "-C", "1", "-W", "20"]
+        let out = Pipe()
+        sub.standardOutput = out
+        try sub.run()
+        defer { if sub.isRunning { sub.terminate() } }
+        Thread.sleep(forTimeInterval: 0.5)
+        let images = CLI.packageRoot.appendingPathComponent("examples/images").path
+        let r = try CLI.run(["scan", "--config", configPath, images], cwd: dir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(received, #"scanlua/products/4719512002889 {"code":"4719512002889","country":"TW","symbology":"ean13"}"# + "\n")
+        let posts = webhook.requests
+        XCTAssertEqual(posts.count, 1)
+        XCTAssertEqual(posts.first?["path"] as? String, "/invoices")
+        let invoice = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((posts.first?["body"] as? String ?? "").utf8)) as? [String: Any])
+        XCTAssertEqual(invoice["invoice_number"] as? String, "AB11223344")
+        XCTAssertEqual((invoice["items"] as? [[String: Any]])?.map { $0["name"] as? String ?? "" }, ["乾電池", "口罩", "牛奶"])
+        // The store the config names got the history.
+        let export = try CLI.run(["export", "--config", configPath, "--format", "ndjson"], cwd: dir)
+        XCTAssertEqual(export.stdout.split(separator: "\n").count, r.records.count, export.stderr)
+    }
+}

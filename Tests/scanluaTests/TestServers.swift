@@ -1,0 +1,98 @@
+import Foundation
+import XCTest
+
+struct ServerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Servers the forwarding tests talk to, started on loopback ports and stopped by `stop()`
+/// (each test defers it): Servers/webhook.py (Python's http.server) and Debian's mosquitto.
+final class TestServer {
+    let process: Process
+    let port: Int
+    let log: URL
+
+    private init(process: Process, port: Int, log: URL) {
+        self.process = process
+        self.port = port
+        self.log = log
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate(); process.waitUntilExit() }
+    }
+
+    /// A free TCP port on 127.0.0.1 (bound to port 0, read, closed).
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Whether something accepts TCP connections on host:port.
+    static func accepts(_ host: String, _ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr(host)
+        addr.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
+    }
+
+    private static func waitUntilListening(_ host: String, _ port: Int, _ process: Process) throws {
+        for _ in 0..<100 {
+            if accepts(host, port) { return }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw ServerError(message: "server on \(host):\(port) did not start")
+    }
+
+    /// Servers/webhook.py on `port` (a free one by default), logging each request to a file.
+    static func webhook(in dir: URL, host: String = "127.0.0.1", port: Int? = nil, failFirst: Int = 0, flap: Int = 0,
+                        hangFirst: Double = 0) throws -> TestServer {
+        let port = port ?? freePort()
+        let log = dir.appendingPathComponent("webhook-\(port).ndjson")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [CLI.packageRoot.appendingPathComponent("Tests/scanluaTests/Servers/webhook.py").path, "--host", host,
+                       "--port", String(port), "--log", log.path, "--fail-first", String(failFirst), "--flap", String(flap),
+                       "--hang-first", String(hangFirst)]
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        try waitUntilListening(host, port, p)
+        return TestServer(process: p, port: port, log: log)
+    }
+
+    /// mosquitto on 127.0.0.1:`port`, anonymous, no persistence.
+    static func mosquitto(in dir: URL) throws -> TestServer {
+        let port = freePort()
+        let conf = dir.appendingPathComponent("mosquitto-\(port).conf")
+        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(to: conf, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        p.arguments = ["-c", conf.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        try waitUntilListening("127.0.0.1", port, p)
+        return TestServer(process: p, port: port, log: conf)
+    }
+
+    /// The webhook's requests, in arrival order.
+    var requests: [[String: Any]] {
+        guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
