@@ -219,8 +219,8 @@ final class OptionValuesTests: XCTestCase {
 
 final class ActionTypeTests: XCTestCase {
     func testAllCases() {
-        XCTAssertEqual(ActionType.allCases, [.append, .stop])
-        XCTAssertEqual(ActionType.allCases.map(\.rawValue), ["append", "stop"])
+        XCTAssertEqual(ActionType.allCases, [.append, .stop, .http, .mqtt])
+        XCTAssertEqual(ActionType.allCases.map(\.rawValue), ["append", "stop", "http", "mqtt"])
         XCTAssertEqual(ActionType.append.fields, "`path`, `line`")
         XCTAssertEqual(ActionType.stop.fields, "")
         XCTAssertFalse(ActionType.allCases.contains { $0.effect.isEmpty })

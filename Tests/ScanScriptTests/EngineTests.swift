@@ -235,7 +235,7 @@ final class EngineTests: XCTestCase {
         let r = e.process(event("x"))
         XCTAssertEqual(r.actions, [])
         XCTAssertEqual(r.errors.count, 2)
-        XCTAssertTrue(r.errors[0].serialized.contains("unknown action type 'launch' (known: append, stop)"), r.errors[0].serialized)
+        XCTAssertTrue(r.errors[0].serialized.contains("unknown action type 'launch' (known: append, stop, http, mqtt)"), r.errors[0].serialized)
         XCTAssertTrue(r.errors[1].serialized.contains("an action must be a table with a string 'type', got string"))
     }
 
