@@ -1,7 +1,7 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, scripts, simulate, bench, run, trust, outbox, export
+    case output, decoding, session, stream, scripts, simulate, bench, run, trust, outbox, export, batch
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -236,6 +236,11 @@ extension Option {
         (OptionGroup.run, [
             Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
                    "Instructions for the whole script (default 0 = unlimited)."),
+        ]),
+        // Batches (scan)
+        (OptionGroup.batch, [
+            Option("shard", "--shard", .text, "I/N",
+                   "Scan only share I of N (1 <= I <= N) of the inputs: every Nth of the expanded list\n(directories sorted by path) from the Ith on; N processes, I = 1..N, cover each once."),
         ]),
         // scanlua outbox
         (OptionGroup.outbox, [

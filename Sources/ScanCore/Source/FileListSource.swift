@@ -9,10 +9,18 @@ public final class FileListSource: FrameSource {
     private var index = 0
     private let stdinData: Data?
 
-    /// - Parameter arguments: paths as given on the command line (see ``Input/expand(_:)``).
-    public init(arguments: [String]) {
+    /// - Parameters:
+    ///   - arguments: paths as given on the command line (see ``Input/expand(_:)``).
+    ///   - shard: `(i, n)`: only the inputs at positions i-1, i-1+n, i-1+2n ... of the expanded
+    ///     list (`--shard I/N`), so that n processes with i = 1...n together take each input once.
+    public init(arguments: [String], shard: (index: Int, count: Int)? = nil) {
         name = arguments.joined(separator: " ")
-        inputs = Input.expand(arguments)
+        let all = Input.expand(arguments)
+        if let shard {
+            inputs = all.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+        } else {
+            inputs = all
+        }
         // stdin is read once, before any decoding starts.
         stdinData = inputs.contains(.stdin) ? FileHandle.standardInput.readDataToEndOfFile() : nil
     }

@@ -230,6 +230,7 @@ public final class Database {
 
     /// Runs `body` with scanlua's own tables (``StoreLimits/hostTables``) writable: the host's
     /// outbox and history code, never a script's statement.
+    @discardableResult
     public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let was = sandbox.host
         sandbox.host = true

@@ -14,7 +14,7 @@ enum ScanCommand {
                                       a directory (scanned recursively for .jpg .jpeg .png .pgm .ppm .pnm,
                                       sorted by path), or - for an image on standard input.
             """,
-        options: Option.names(in: [.output, .decoding, .session, .scripts]),
+        options: Option.names(in: [.output, .decoding, .session, .scripts, .batch]),
         notes: """
             scan's default is --duplicates all: every image reports its codes.
 
@@ -29,7 +29,19 @@ enum ScanCommand {
         // Scripts load before any image is read, so a broken script costs nothing.
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))]))
-        let source = FileListSource(arguments: args.positionals)
+        var shard: (index: Int, count: Int)?
+        if let text = o.string("shard") {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (1...n).contains(i) else {
+                throw UsageError("invalid value '\(text)' for '--shard': expected I/N with 1 <= I <= N, such as 2/8")
+            }
+            shard = (i, n)
+        }
+        let source = FileListSource(arguments: args.positionals, shard: shard)
+        if source.inputs.isEmpty && shard != nil {
+            Console.error("scanlua: shard \(o.string("shard") ?? "") has no inputs (fewer inputs than shards)\n")
+            return ExitStatus.success
+        }
         if source.inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         let report = session.run(source)
         if report.failedInputs > 0 { return finalStatus(report, ExitStatus.failure) }
