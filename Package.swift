@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // zxing-cpp 3.1.1, built from its source package by scripts/install-deps (C API, static, C++).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
         // One C shim target per C library, for what Swift cannot call (setjmp, macros, ioctl).
@@ -37,7 +38,7 @@ let package = Package(
                     .embedInCode("Prelude/testing.lua"),
                 ]),
         // ScanSession: source -> decoders -> filter -> scripts -> store -> actions -> sinks.
-        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore", "CCurlShims", "CMosquitto"]),
+        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore", "CCurlShims", "CMosquitto", "CHiredis"]),
         // The CLI: flag parsing, then a ScanSession.
         .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
         // Fuzz targets for the loaders and the JSON code: libFuzzer under `make fuzz`, else a replayer.

@@ -13,7 +13,7 @@ final class TestServer {
     let port: Int
     let log: URL
 
-    private init(process: Process, port: Int, log: URL) {
+    init(process: Process, port: Int, log: URL) {
         self.process = process
         self.port = port
         self.log = log
@@ -94,5 +94,26 @@ final class TestServer {
     var requests: [[String: Any]] {
         guard let text = try? String(contentsOf: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
+
+extension TestServer {
+    /// redis-server on 127.0.0.1:`port`, no persistence.
+    static func redis(in dir: URL) throws -> TestServer {
+        let port = freePort()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+        p.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        for _ in 0..<100 where !accepts("127.0.0.1", port) { Thread.sleep(forTimeInterval: 0.05) }
+        guard accepts("127.0.0.1", port) else { throw ServerError(message: "redis-server on \(port) did not start") }
+        return TestServer(process: p, port: port, log: dir)
+    }
+
+    /// redis-cli against this server: its output.
+    func redisCLI(_ args: [String]) throws -> String {
+        try Process.output("/usr/bin/redis-cli", ["-p", String(port)] + args)
     }
 }

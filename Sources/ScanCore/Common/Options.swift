@@ -1,7 +1,7 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, scripts, simulate, bench, run, trust, outbox, export, batch
+    case output, decoding, session, stream, scripts, simulate, bench, run, trust, outbox, export, batch, queue
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -241,6 +241,20 @@ extension Option {
         (OptionGroup.batch, [
             Option("shard", "--shard", .text, "I/N",
                    "Scan only share I of N (1 <= I <= N) of the inputs: every Nth of the expanded list\n(directories sorted by path) from the Ith on; N processes, I = 1..N, cover each once."),
+        ]),
+        // Redis work queue (enqueue, worker, results)
+        (OptionGroup.queue, [
+            Option("redis", "--redis", .text, "URL", "The Redis server: redis://host[:port][/db]."),
+            Option("jobs_stream", "--stream", .text, "NAME", "The jobs stream (default scanlua:jobs; results go to scanlua:results)."),
+            Option("inline", "--inline", .flag, "", "enqueue: put the image's bytes in the job, for workers on other hosts."),
+            Option("group", "--group", .text, "G", "worker: the consumer group (default scanlua)."),
+            Option("consumer", "--consumer", .text, "NAME", "worker: this worker's name in the group (default host-pid)."),
+            Option("claim_after", "--claim-after", .number(minimum: 0, exclusive: true), "SECONDS",
+                   "worker: take over jobs another consumer has held this long (default 60)."),
+            Option("idle_exit", "--idle-exit", .number(minimum: 0, exclusive: true), "SECONDS", "worker: exit after this long with no job (default: never)."),
+            Option("max_attempts", "--max-attempts", .integer(1...1000), "N",
+                   "worker: a job handed out more than N times goes to the dead-letter stream\n(<stream>:dead) with its error (default 3)."),
+            Option("follow", "--follow", .flag, "", "results: keep printing new results as they come."),
         ]),
         // scanlua outbox
         (OptionGroup.outbox, [

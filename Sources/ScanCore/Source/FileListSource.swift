@@ -25,6 +25,13 @@ public final class FileListSource: FrameSource {
         stdinData = inputs.contains(.stdin) ? FileHandle.standardInput.readDataToEndOfFile() : nil
     }
 
+    /// Inputs already named (a queued job's file or bytes).
+    public init(inputs: [Input], name: String) {
+        self.name = name
+        self.inputs = inputs
+        stdinData = nil
+    }
+
     public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard index < inputs.count else { return nil }
         defer { index += 1 }

@@ -1,0 +1,169 @@
+import Foundation
+import ScanCore
+
+/// A Redis Streams work queue of images: `scanlua enqueue` adds jobs, `scanlua worker` processes
+/// them in a consumer group, `scanlua results` reads what they made.
+///
+/// A job is a stream entry with `path` (a file the workers can read) or `name` and `data` (the
+/// image's bytes, for workers on other hosts). A worker writes the job's records to the results
+/// stream and acknowledges the job in one atomic step (a Lua script: XACK, and XADD only if the
+/// XACK acknowledged it), so a job has exactly one result even when a worker dies at any point,
+/// or a slow worker finishes a job another one reclaimed meanwhile.
+public struct JobQueue {
+    public let redis: RedisConnection
+    /// The jobs stream (`--stream`, default `scanlua:jobs`).
+    public let stream: String
+    public var results: String { "scanlua:results" }
+    /// Where jobs that failed `maxAttempts` times go, with their error.
+    public var deadLetters: String { stream + ":dead" }
+
+    public init(redis: RedisConnection, stream: String = "scanlua:jobs") {
+        self.redis = redis
+        self.stream = stream
+    }
+
+    /// Adds one job; returns its id.
+    public func enqueue(_ fields: [(String, [UInt8])]) throws(RedisError) -> String {
+        let reply = try redis.command([Array("XADD".utf8), Array(stream.utf8), Array("*".utf8)] + fields.flatMap { [Array($0.0.utf8), $0.1] })
+        if case .error(let e) = reply { throw RedisError(message: "XADD \(stream): \(e)") }
+        return reply.text ?? ""
+    }
+
+    /// One stream entry: id and fields.
+    public struct Entry: Sendable {
+        public var id: String
+        public var fields: [String: [UInt8]]
+        public func text(_ k: String) -> String? { fields[k].map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    static func entries(_ reply: RedisReply) -> [Entry] {
+        reply.items.compactMap { e in
+            let parts = e.items
+            guard parts.count == 2, let id = parts[0].text else { return nil }
+            var fields: [String: [UInt8]] = [:]
+            let flat = parts[1].items
+            for i in stride(from: 0, to: flat.count - 1, by: 2) {
+                if let k = flat[i].text, case .string(let v) = flat[i + 1] { fields[k] = v }
+            }
+            return Entry(id: id, fields: fields)
+        }
+    }
+
+    /// The results stream from `after` (exclusive; "-" for the start), at most `count` entries.
+    public func results(after: String, count: Int = 1000) throws(RedisError) -> [Entry] {
+        let start = after == "-" ? "-" : "(" + after
+        let reply = try redis.command(["XRANGE", results, start, "+", "COUNT", String(count)])
+        if case .error(let e) = reply { throw RedisError(message: "XRANGE \(results): \(e)") }
+        return Self.entries(reply)
+    }
+}
+
+/// Collects a job's records as NDJSON lines.
+final class CollectingSink: RecordSink {
+    var lines: [String] = []
+    func write(_ record: ScanRecord) {
+        var out: [UInt8] = []
+        record.write(to: &out)
+        lines.append(String(decoding: out, as: UTF8.self))
+    }
+}
+
+/// `scanlua worker`: reads jobs with XREADGROUP, reclaims those of dead consumers with
+/// XAUTOCLAIM after `claimAfter` seconds idle, scans each through `session`, and writes its
+/// result atomically with the acknowledgement.
+public final class QueueWorker {
+    let queue: JobQueue
+    let group: String
+    let consumer: String
+    let claimAfter: Double
+    let idleExit: Double?
+    let maxAttempts: Int
+    let makeSession: (RecordSink) -> ScanSession
+
+    /// Jobs this worker finished (result written), and sent to the dead letters.
+    public private(set) var finished = 0
+    public private(set) var deadLettered = 0
+
+    /// Acknowledges the job and adds its result only if the acknowledgement took: KEYS jobs,
+    /// results; ARGV group, job id, then the result's field/value pairs.
+    static let finishScript = """
+        if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+          redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))
+          return 1
+        end
+        return 0
+        """
+
+    public init(queue: JobQueue, group: String, consumer: String, claimAfter: Double, idleExit: Double?, maxAttempts: Int,
+                makeSession: @escaping (RecordSink) -> ScanSession) {
+        (self.queue, self.group, self.consumer, self.claimAfter) = (queue, group, consumer, claimAfter)
+        (self.idleExit, self.maxAttempts, self.makeSession) = (idleExit, maxAttempts, makeSession)
+    }
+
+    /// Runs until `idleExit` seconds pass with no job, or a signal; throws when Redis fails.
+    public func run(stop: () -> Bool) throws(RedisError) {
+        let redis = queue.redis
+        let created = try redis.command(["XGROUP", "CREATE", queue.stream, group, "0", "MKSTREAM"])
+        if case .error(let e) = created, !e.hasPrefix("BUSYGROUP") { throw RedisError(message: "XGROUP CREATE: \(e)") }
+        let sink = CollectingSink()
+        let session = makeSession(sink)
+        var idleSince = Date()
+        while !stop() {
+            // Jobs of consumers that died (pending longer than claimAfter) come first.
+            let claimed = try redis.command(["XAUTOCLAIM", queue.stream, group, consumer, String(Int(claimAfter * 1000)), "0-0", "COUNT", "1"])
+            if case .error(let e) = claimed { throw RedisError(message: "XAUTOCLAIM: \(e)") }
+            var jobs = JobQueue.entries(claimed.items.count > 1 ? claimed.items[1] : .null)
+            if jobs.isEmpty {
+                let read = try redis.command(["XREADGROUP", "GROUP", group, consumer, "COUNT", "1", "BLOCK", "500", "STREAMS", queue.stream, ">"])
+                if case .error(let e) = read { throw RedisError(message: "XREADGROUP: \(e)") }
+                jobs = read.items.flatMap { JobQueue.entries($0.items.count > 1 ? $0.items[1] : .null) }
+            }
+            if jobs.isEmpty {
+                if let idleExit, Date().timeIntervalSince(idleSince) >= idleExit { return }
+                continue
+            }
+            for job in jobs { try process(job, session: session, sink: sink) }
+            idleSince = Date()
+        }
+    }
+
+    private func process(_ job: JobQueue.Entry, session: ScanSession, sink: CollectingSink) throws(RedisError) {
+        let redis = queue.redis
+        // How often the group handed this job out: a job that keeps killing its workers stops here.
+        let pending = try redis.command(["XPENDING", queue.stream, group, job.id, job.id, "1"])
+        let deliveries = pending.items.first?.items.dropFirst(3).first.flatMap { if case .integer(let n) = $0 { return n }; return nil } ?? 1
+        let input: Input
+        if let path = job.text("path") {
+            input = .file(path)
+        } else if let data = job.fields["data"] {
+            input = .data(Data(data), name: job.text("name") ?? "job-\(job.id)")
+        } else {
+            try deadLetter(job, "the job has neither a path nor data field")
+            return
+        }
+        if deliveries > maxAttempts {
+            try deadLetter(job, "delivered \(deliveries) times without a result (the workers that took it died)")
+            return
+        }
+        sink.lines.removeAll()
+        session.run(FileListSource(inputs: [input], name: job.text("path") ?? job.text("name") ?? job.id))
+        let records = sink.lines.joined(separator: "\n")
+        let reply = try redis.command([Array("EVAL".utf8), Array(Self.finishScript.utf8), Array("2".utf8), Array(queue.stream.utf8),
+                                       Array(queue.results.utf8), Array(group.utf8), Array(job.id.utf8),
+                                       Array("job".utf8), Array(job.id.utf8), Array("source".utf8), Array((job.text("path") ?? job.text("name") ?? "").utf8),
+                                       Array("worker".utf8), Array(consumer.utf8), Array("count".utf8), Array(String(sink.lines.count).utf8),
+                                       Array("records".utf8), Array(records.utf8)])
+        if case .error(let e) = reply { throw RedisError(message: "finishing job \(job.id): \(e)") }
+        if reply == .integer(1) { finished += 1 }
+    }
+
+    private func deadLetter(_ job: JobQueue.Entry, _ error: String) throws(RedisError) {
+        let fields = job.fields.sorted { $0.key < $1.key }.flatMap { [Array($0.key.utf8), $0.value] }
+        let reply = try queue.redis.command([Array("EVAL".utf8), Array(Self.finishScript.utf8), Array("2".utf8), Array(queue.stream.utf8),
+                                             Array(queue.deadLetters.utf8), Array(group.utf8), Array(job.id.utf8),
+                                             Array("job".utf8), Array(job.id.utf8), Array("error".utf8), Array(error.utf8)] + fields)
+        if case .error(let e) = reply { throw RedisError(message: "dead-lettering job \(job.id): \(e)") }
+        if reply == .integer(1) { deadLettered += 1 }
+        Console.error("scanlua: worker \(consumer): job \(job.id) to \(queue.deadLetters): \(error)\n")
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import ScanCore
+import ScanPipeline
+
+/// `scanlua enqueue`, `scanlua worker` and `scanlua results`: scanning through a Redis Streams
+/// work queue (``JobQueue``, ``QueueWorker``).
+enum QueueCommands {
+    static func queue(_ o: OptionValues) throws -> JobQueue {
+        guard let url = o.string("redis") else { throw UsageError("missing --redis URL (redis://host:port)") }
+        do throws(RedisError) { return JobQueue(redis: try RedisConnection(url: url), stream: o.string("jobs_stream") ?? "scanlua:jobs") } catch {
+            throw QueueFailure(message: error.message)
+        }
+    }
+
+    struct QueueFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    static let enqueue = Command(
+        name: "enqueue",
+        abstract: "Add one job per image to a Redis stream, for scanlua worker.",
+        usage: "scanlua enqueue --redis URL [--stream NAME] [--inline] PATH...",
+        arguments: """
+            ARGUMENTS:
+              PATH                    Images and directories, expanded as scan does (one job per image file).
+            """,
+        options: ["redis", "jobs_stream", "inline"],
+        notes: "Prints the number of jobs added. Without --inline a job holds the path: workers must see the same files.",
+        run: { args, o in
+            guard !args.positionals.isEmpty else { throw UsageError("missing PATH: name images or directories") }
+            let q = try queue(o)
+            var added = 0
+            for input in Input.expand(args.positionals) {
+                guard case .file(let path) = input else {
+                    Console.error("scanlua: \(input.name): not queued (\(input == .stdin ? "stdin is not a file" : "cannot be read"))\n")
+                    continue
+                }
+                var fields: [(String, [UInt8])]
+                if o.bool("inline") == true {
+                    guard let data = FileManager.default.contents(atPath: path) else {
+                        Console.error("scanlua: \(path): cannot read it\n")
+                        continue
+                    }
+                    fields = [("name", Array(path.utf8)), ("data", Array(data))]
+                } else {
+                    fields = [("path", Array(path.utf8))]
+                }
+                do throws(RedisError) { _ = try q.enqueue(fields) } catch { throw QueueFailure(message: error.message) }
+                added += 1
+            }
+            Console.write("enqueued \(added)\n")
+            return ExitStatus.success
+        })
+
+    static let worker = Command(
+        name: "worker",
+        abstract: "Scan the jobs of a Redis stream in a consumer group; results to scanlua:results.",
+        usage: "scanlua worker --redis URL [--group G] [--consumer NAME] [--claim-after SECONDS] [--idle-exit SECONDS] [--script FILE]...",
+        options: ["redis", "jobs_stream", "group", "consumer", "claim_after", "idle_exit", "max_attempts"]
+            + Option.names(in: [.decoding, .scripts]),
+        notes: """
+            Each job's records and its acknowledgement are written in one atomic step: every job gets
+            exactly one result, even when a worker is killed at any point (its jobs are reclaimed by
+            another worker after --claim-after). Exit 0 after --idle-exit, 128+N on signal N.
+            """,
+        run: { args, o in
+            if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            let q = try queue(o)
+            let engine = try makeEngine(o)
+            let settings = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))])).settings
+            let host = ProcessInfo.processInfo.hostName
+            let worker = QueueWorker(queue: q, group: o.string("group") ?? "scanlua", consumer: o.string("consumer") ?? "\(host)-\(getpid())",
+                                     claimAfter: o.double("claim_after") ?? 60, idleExit: o.double("idle_exit"),
+                                     maxAttempts: o.int("max_attempts") ?? 3) { sink in
+                ScanSession(settings: settings, engine: engine, sink: sink)
+            }
+            do throws(RedisError) { try worker.run(stop: { Signals.received != nil }) } catch {
+                Console.error("scanlua: worker: \(error.message)\n")
+                return ExitStatus.failure
+            }
+            Console.error("scanlua: worker: \(worker.finished) jobs done, \(worker.deadLettered) to the dead letters\n")
+            if let signal = Signals.received { return 128 + signal }
+            return ExitStatus.success
+        })
+
+    static let results = Command(
+        name: "results",
+        abstract: "Print the records workers wrote to scanlua:results, as NDJSON.",
+        usage: "scanlua results --redis URL [--follow]",
+        options: ["redis", "jobs_stream", "follow"],
+        notes: "Each record line as scan prints it, job after job in the order they were finished.",
+        run: { args, o in
+            if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
+            let q = try queue(o)
+            var last = "-"
+            while true {
+                let entries: [JobQueue.Entry]
+                do throws(RedisError) { entries = try q.results(after: last) } catch { throw QueueFailure(message: error.message) }
+                for e in entries {
+                    if let records = e.text("records"), !records.isEmpty { Console.write(records + "\n") }
+                    last = e.id
+                }
+                if Console.flush() != nil { return ExitStatus.failure }
+                if entries.isEmpty {
+                    guard o.bool("follow") == true, Signals.received == nil else { break }
+                    Thread.sleep(forTimeInterval: 0.2)
+                }
+            }
+            return Signals.received.map { 128 + $0 } ?? ExitStatus.success
+        })
+}

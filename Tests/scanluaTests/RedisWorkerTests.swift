@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// Issue 15: a Redis Streams work queue that loses no job. redis-server runs on a loopback
+/// port with persistence off, started here and stopped at the end.
+final class RedisWorkerTests: XCTestCase {
+    var dir: URL!
+    var redis: TestServer!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-redis-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        redis = try TestServer.redis(in: dir)
+    }
+
+    override func tearDownWithError() throws {
+        redis?.stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    var url: String { "redis://127.0.0.1:\(redis.port)" }
+
+    func worker(_ name: String, _ extra: [String] = []) throws -> Process {
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["worker", "--redis", url, "--consumer", name, "--claim-after", "1", "--idle-exit", "4", "--no-default-scripts"] + extra
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
+    /// 120 jobs, three workers, one killed with SIGKILL mid-run, a fourth that reclaims its job:
+    /// every job has exactly one result, the records are those of one `scan`, and the poisoned job
+    /// is in the dead-letter stream.
+    func testNoJobIsLostOrDoneTwiceWhenAWorkerIsKilled() throws {
+        let images = dir.appendingPathComponent("images")
+        try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
+        let fixtures = ["qrcode.png", "ean13.png", "code128.png", "code39.png", "qr-utf8.png", "ean8.png"]
+        for i in 0..<120 {
+            try FileManager.default.copyItem(atPath: CLI.fixture(fixtures[i % fixtures.count]),
+                                             toPath: images.appendingPathComponent(String(format: "job-%03d.png", i)).path)
+        }
+        let enqueue = try CLI.run(["enqueue", "--redis", url, images.path])
+        XCTAssertEqual(enqueue.stdout, "enqueued 120\n", enqueue.stderr)
+        _ = try redis.redisCLI(["XADD", "scanlua:jobs", "*", "bogus", "1"])  // neither path nor data
+
+        let workers = try ["w1", "w2", "w3"].map { try worker($0) }
+        Thread.sleep(forTimeInterval: 0.8)
+        kill(workers[0].processIdentifier, SIGKILL)
+        let fourth = try worker("w4")
+        for p in workers + [fourth] { p.waitUntilExit() }
+        XCTAssertEqual(workers[0].terminationReason, .uncaughtSignal)
+        for p in workers.dropFirst() + [fourth] { XCTAssertEqual(p.terminationStatus, 0) }
+
+        // One result per job, none twice.
+        let jobs = try redis.redisCLI(["--raw", "XRANGE", "scanlua:results", "-", "+"]).split(separator: "\n")
+        var jobIDs: [String] = []
+        for (i, line) in jobs.enumerated() where line == "job" && i + 1 < jobs.count { jobIDs.append(String(jobs[i + 1])) }
+        XCTAssertEqual(jobIDs.count, 120, "one result per job")
+        XCTAssertEqual(Set(jobIDs).count, 120, "no job twice")
+        XCTAssertEqual(try redis.redisCLI(["XLEN", "scanlua:jobs:dead"]), "1\n", "the poisoned job is a dead letter")
+        XCTAssertTrue(try redis.redisCLI(["--raw", "XRANGE", "scanlua:jobs:dead", "-", "+"])
+            .contains("the job has neither a path nor data field"))
+        XCTAssertTrue(try redis.redisCLI(["XPENDING", "scanlua:jobs", "scanlua"]).hasPrefix("0\n"), "nothing left pending")
+
+        // The records are those of one scan of the same images.
+        let results = try CLI.run(["results", "--redis", url])
+        let scan = try CLI.run(["scan", "--no-default-scripts", images.path])
+        // (zbar's quality count may differ from run to run: compare what was read, and where.)
+        func reads(_ r: CLI.Result) -> [String] {
+            r.records.map { "\($0["source"] ?? "") \($0["symbology"] ?? "") \($0["text"] ?? "") \($0["points"] ?? "")" }.sorted()
+        }
+        let (got, want) = (reads(results), reads(scan))
+        XCTAssertEqual(got.count, want.count)
+        XCTAssertTrue(got == want, "\(zip(got, want).filter { $0 != $1 }.count) records differ from those of scan")
+    }
+
+    func testInlineJobsCarryTheImageAndBadURLsAreErrors() throws {
+        let enqueue = try CLI.run(["enqueue", "--redis", url, "--inline", CLI.fixture("qrcode.png")])
+        XCTAssertEqual(enqueue.stdout, "enqueued 1\n")
+        let p = try worker("solo", ["--idle-exit", "1"])
+        p.waitUntilExit()
+        let r = try CLI.run(["results", "--redis", url])
+        XCTAssertEqual(r.records.count, 1)
+        XCTAssertEqual(r.records.first?["text"] as? String, "https://example.com/scanlua")
+        XCTAssertEqual(r.records.first?["source"] as? String, CLI.fixture("qrcode.png"))
+        let down = try CLI.run(["enqueue", "--redis", "redis://127.0.0.1:\(TestServer.freePort())", CLI.fixture("qrcode.png")])
+        XCTAssertEqual(down.status, 1)
+        XCTAssertTrue(down.stderr.contains("cannot connect: Connection refused"), down.stderr)
+        XCTAssertEqual(try CLI.run(["worker"]).status, 2, "--redis is required")
+    }
+}
