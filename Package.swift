@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // zxing-cpp 3.1.1, built from its source package by scripts/install-deps (C API, static, C++).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
         // One C shim target per C library, for what Swift cannot call (setjmp, macros, ioctl).
@@ -28,7 +29,7 @@ let package = Package(
         .target(name: "CCurlShims", dependencies: ["CCurl"]),
         // Frames, image loading, decoders, sources, the session filter and the registries. No Lua.
         .target(name: "ScanCore", dependencies: ["CZBar", "CZXing", "CImageShims", "CV4L2Shims"]),
-        .target(name: "ScanStore", dependencies: ["CSQLite"]),
+        .target(name: "ScanStore", dependencies: ["CSQLite", "CLibPQ"]),
         // The Lua runtime: state, sandbox, limits, the `scan` API, helper modules.
         .target(name: "ScanScript", dependencies: ["ScanCore", "ScanStore", "CLuaShims"],
                 resources: [

@@ -27,9 +27,9 @@ public struct History {
         public static let columns = ["time", "source", "frame", "symbology", "text", "bytes", "payload_type", "payload", "actions"]
     }
 
-    static let schema = """
+    static func schema(_ d: any StoreConnection) -> String { """
         CREATE TABLE IF NOT EXISTS scanlua_history (
-          id INTEGER PRIMARY KEY,
+          id \(d.rowIDColumn),
           time TEXT NOT NULL,          -- ISO 8601, UTC
           source TEXT NOT NULL,
           frame INTEGER NOT NULL,
@@ -42,10 +42,11 @@ public struct History {
         );
         CREATE INDEX IF NOT EXISTS scanlua_history_time ON scanlua_history (time);
         """
+    }
 
-    public let database: Database
+    public let database: any StoreConnection
 
-    public init(_ database: Database) { self.database = database }
+    public init(_ database: any StoreConnection) { self.database = database }
 
     /// Adds rows, in one transaction.
     public func add(_ rows: [Row]) throws(StoreError) {
@@ -75,7 +76,7 @@ public struct History {
             let result = try database.query("""
                 SELECT id, time, source, frame, symbology, text, bytes, payload_type, payload, actions FROM scanlua_history
                 WHERE \(condition) ORDER BY id LIMIT \(page)
-                """, positional: params, limit: .host)
+                """, positional: params, named: [:], limit: .host)
             guard !result.isEmpty else { return }
             var rows: [Row] = []
             for row in result {

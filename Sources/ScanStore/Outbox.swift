@@ -22,9 +22,9 @@ public struct Outbox {
         public var created: String
     }
 
-    static let schema = """
+    static func schema(_ d: any StoreConnection) -> String { """
         CREATE TABLE IF NOT EXISTS scanlua_outbox (
-          id INTEGER PRIMARY KEY,
+          id \(d.rowIDColumn),
           key TEXT NOT NULL UNIQUE,            -- the Idempotency-Key of every attempt
           rule TEXT NOT NULL,
           kind TEXT NOT NULL,                  -- http or mqtt
@@ -32,23 +32,24 @@ public struct Outbox {
           action TEXT NOT NULL,                -- the action as JSON
           state TEXT NOT NULL DEFAULT 'pending',
           attempts INTEGER NOT NULL DEFAULT 0,
-          next_attempt REAL NOT NULL DEFAULT 0, -- seconds since 1970
+          next_attempt DOUBLE PRECISION NOT NULL DEFAULT 0, -- seconds since 1970
           last_error TEXT,
           response_status INTEGER,
-          created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
+          created TEXT NOT NULL DEFAULT (\(d.nowSQL)),
           delivered TEXT
         );
         """
+    }
 
-    public let database: Database
+    public let database: any StoreConnection
 
-    public init(_ database: Database) { self.database = database }
+    public init(_ database: any StoreConnection) { self.database = database }
 
     /// Writes a delivery ahead of its first attempt; returns its entry (an existing one when the
     /// key was queued before, delivered or not).
     public func add(key: String, rule: String, kind: String, target: String, action: String) throws(StoreError) -> Entry {
         try database.asHost { () throws(StoreError) in
-            try database.query("INSERT OR IGNORE INTO scanlua_outbox (key, rule, kind, target, action) VALUES (?, ?, ?, ?, ?)",
+            try database.query("INSERT INTO scanlua_outbox (key, rule, kind, target, action) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
                                positional: [.text(key), .text(rule), .text(kind), .text(target), .text(action)])
         }
         guard let entry = try entries(where: "key = ?", [.text(key)]).first else {
@@ -62,7 +63,7 @@ public struct Outbox {
         try database.asHost { () throws(StoreError) in
             try database.query("""
                 UPDATE scanlua_outbox SET state = ?, attempts = attempts + 1, last_error = ?, response_status = ?, next_attempt = ?,
-                  delivered = CASE WHEN ? = 'delivered' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') ELSE delivered END
+                  delivered = CASE WHEN ? = 'delivered' THEN \(database.nowSQL) ELSE delivered END
                 WHERE id = ?
                 """, positional: [.text(state.rawValue), error.map { .text($0) } ?? .null, responseStatus.map { .integer(Int64($0)) } ?? .null,
                                   .real(retryAt), .text(state.rawValue), .integer(id)])
@@ -91,7 +92,7 @@ public struct Outbox {
         let rows = try database.query("""
             SELECT id, key, rule, kind, target, action, state, attempts, next_attempt, last_error, created
             FROM scanlua_outbox WHERE \(condition) ORDER BY id
-            """, positional: params, limit: .host)
+            """, positional: params, named: [:], limit: .host)
         return rows.map { row in
             let v = Dictionary(row, uniquingKeysWith: { a, _ in a })
             func text(_ k: String) -> String { if case .text(let s)? = v[k] { return s }; return "" }

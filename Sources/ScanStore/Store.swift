@@ -1,23 +1,5 @@
 import Foundation
 
-extension Database {
-    /// Runs `body` in one write transaction (BEGIN IMMEDIATE takes the write lock first, so a
-    /// second process waits for its busy timeout instead of failing on a lock upgrade): commits
-    /// when it returns, rolls back when it throws. Inside an open transaction it just runs `body`.
-    public func inTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        if inTransaction { return try body() }
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
-}
-
 /// The household-and-rules database behind the Lua `store` module: a connection opened on first
 /// use, one transaction per scan event, idempotency keys and numbered migrations.
 ///
@@ -26,12 +8,15 @@ extension Database {
 /// call of an event begins it (``touch()``) and the event's end commits or rolls it back.
 public final class Store {
     public let path: String
-    private var database: Database?
+    private var database: (any StoreConnection)?
 
     /// Between beginEvents and endEvents: store calls belong to the running event.
     private var eventsRunning = false
 
     public init(path: String) { self.path = path }
+
+    /// The path as messages and `store.path()` show it (a server URL without its password).
+    public var displayPath: String { PostgresDatabase.withoutPassword(path) }
 
     /// The default database: `$XDG_DATA_HOME/scanlua/scanlua.db` (`~/.local/share/scanlua/scanlua.db`).
     public static var defaultPath: String {
@@ -41,17 +26,22 @@ public final class Store {
     }
 
     /// The connection, opened (and its directory created, and its own tables set up) on first use.
-    public func db() throws(StoreError) -> Database {
+    public func db() throws(StoreError) -> any StoreConnection {
         if let database { return database }
+        let isServer = path.hasPrefix("postgresql://") || path.hasPrefix("postgres://")
         let dir = (path as NSString).deletingLastPathComponent
-        if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-        let d = try Database(path: path)
+        if !isServer && !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+        let d = try openStoreConnection(path)
         try d.inTransaction { () throws(StoreError) in
+            if d.dialect == .postgresql {
+                // Two stations opening a new database at once: one creates the tables, the other waits.
+                try d.execute("SELECT pg_advisory_xact_lock(7431250)")
+            }
             try d.execute("""
                 CREATE TABLE IF NOT EXISTS scanlua_once (key TEXT PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
                 CREATE TABLE IF NOT EXISTS scanlua_migrations (version INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
                 """)
-            try d.asHost { () throws(StoreError) in try d.execute(Outbox.schema + History.schema) }
+            try d.asHost { () throws(StoreError) in try d.execute(Outbox.schema(d) + History.schema(d)) }
         }
         database = d
         return d
@@ -66,9 +56,9 @@ public final class Store {
     public func endEvents() { eventsRunning = false }
 
     /// Called before every store call: the running event's transaction begins at its first one.
-    public func touch() throws(StoreError) -> Database {
+    public func touch() throws(StoreError) -> any StoreConnection {
         let d = try db()
-        if eventsRunning && !d.inTransaction { try d.execute("BEGIN IMMEDIATE") }
+        if eventsRunning && !d.inTransaction { try d.begin() }
         return d
     }
 
@@ -82,7 +72,7 @@ public final class Store {
     /// True the first time `key` is seen (recorded in the current transaction), false after.
     public func once(_ key: String) throws(StoreError) -> Bool {
         let d = try touch()
-        try d.query("INSERT OR IGNORE INTO scanlua_once (key) VALUES (?)", positional: [.text(key)])
+        try d.query("INSERT INTO scanlua_once (key) VALUES (?) ON CONFLICT (key) DO NOTHING", positional: [.text(key)])
         return d.changes == 1
     }
 
@@ -96,6 +86,7 @@ public final class Store {
             do {
                 // Checked inside the write transaction: another process may be applying the same migration.
                 try d.inTransaction { () throws(StoreError) in
+                    if d.dialect == .postgresql { try d.execute("LOCK TABLE scanlua_migrations IN EXCLUSIVE MODE") }
                     let done = try d.query("SELECT 1 FROM scanlua_migrations WHERE version = ?", positional: [.integer(Int64(m.version))])
                     guard done.isEmpty else { return }
                     try d.execute(m.sql)

@@ -31,15 +31,17 @@ household.units = { { "(%d+)捲$", "roll" }, { "(%d+)入$", "piece" }, { "(%d+)�
 
 -- }============================================================
 
+-- The SQL below runs on SQLite and PostgreSQL alike (--db file or --db postgresql://...):
+-- columns named with their table in ON CONFLICT updates, CASE rather than max(a, b).
 store.migrate {
   [1] = [[
     CREATE TABLE products (gtin TEXT PRIMARY KEY, name TEXT NOT NULL, category TEXT);
     CREATE TABLE inventory (name TEXT PRIMARY KEY, category TEXT, quantity REAL NOT NULL DEFAULT 0, unit TEXT,
-                            updated TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+                            updated TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP);
     CREATE TABLE purchases (invoice TEXT NOT NULL, date TEXT, name TEXT NOT NULL, invoice_name TEXT NOT NULL,
                             quantity REAL NOT NULL, unit TEXT, unit_price REAL);
     CREATE TABLE unknown_products (gtin TEXT PRIMARY KEY, scans INTEGER NOT NULL DEFAULT 0,
-                                   first_seen TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
+                                   first_seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT);
   ]],
 }
@@ -70,7 +72,7 @@ end
 
 local function add_stock(name, category, quantity, unit)
   store.exec([[INSERT INTO inventory (name, category, quantity, unit) VALUES (:name, :category, :quantity, :unit)
-               ON CONFLICT(name) DO UPDATE SET quantity = quantity + excluded.quantity, updated = CURRENT_TIMESTAMP]],
+               ON CONFLICT(name) DO UPDATE SET quantity = inventory.quantity + excluded.quantity, updated = CURRENT_TIMESTAMP]],
              { name = name, category = category, quantity = quantity, unit = unit })
 end
 
@@ -152,7 +154,7 @@ scan.rule {
     local product = store.query("SELECT name, category FROM products WHERE gtin = ? OR gtin = ?", { p.gtin, p.code })[1]
     if not product then
       store.exec([[INSERT INTO unknown_products (gtin, scans) VALUES (?, 1)
-                   ON CONFLICT(gtin) DO UPDATE SET scans = scans + 1]], { p.code })
+                   ON CONFLICT(gtin) DO UPDATE SET scans = unknown_products.scans + 1]], { p.code })
       ctx.emit { type = "unknown-product", gtin = p.code, hint = "name it with import-products.lua" }
       return
     end
@@ -160,7 +162,7 @@ scan.rule {
     if m == "purchase" then
       add_stock(product.name, product.category or "other", 1, "piece")
     else
-      store.exec("UPDATE inventory SET quantity = max(quantity - 1, 0), updated = CURRENT_TIMESTAMP WHERE name = ?", { product.name })
+      store.exec("UPDATE inventory SET quantity = CASE WHEN quantity > 1 THEN quantity - 1 ELSE 0 END, updated = CURRENT_TIMESTAMP WHERE name = ?", { product.name })
     end
     ctx.emit { type = m == "purchase" and "added" or "used", name = product.name }
   end,

@@ -143,7 +143,7 @@ public final class ScanSession {
         }
         if !history.isEmpty {
             do throws(StoreError) { try History(try engine.store.db()).add(history) } catch {
-                Console.error("scanlua: history: cannot write to \(engine.store.path): \(error.message)\n")
+                Console.error("scanlua: history: cannot write to \(engine.store.displayPath): \(error.message)\n")
             }
         }
         runner.retryDue()
@@ -179,8 +179,8 @@ public final class ScanSession {
         runner.close()
         let waiting = runner.undelivered
         if waiting > 0 {
-            Console.error("scanlua: \(waiting == 1 ? "1 delivery waits" : "\(waiting) deliveries wait") in the outbox of \(engine.store.path)"
-                          + " (`scanlua outbox --db \(engine.store.path)` lists, `--flush` sends)\n")
+            Console.error("scanlua: \(waiting == 1 ? "1 delivery waits" : "\(waiting) deliveries wait") in the outbox of \(engine.store.displayPath)"
+                          + " (`scanlua outbox --db \(engine.store.displayPath)` lists, `--flush` sends)\n")
         }
     }
 

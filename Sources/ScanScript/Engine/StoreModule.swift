@@ -46,7 +46,7 @@ extension ScriptEngine {
                 return 1
             }),
             ("path", .function { [unowned self] L in
-                L.push(.string(store.path))
+                L.push(.string(store.displayPath))
                 return 1
             }),
         ])

@@ -144,7 +144,7 @@ extension StoreLimits {
 /// VACUUM INTO, load_extension() and PRAGMAs other than schema and version reads; a progress
 /// handler stops a statement after ``StoreLimits/steps`` steps or ``StoreLimits/seconds``; values are capped at
 /// ``StoreLimits/valueBytes`` and SQLite's heap at ``StoreLimits/heapBytes``.
-public final class Database {
+public final class Database: StoreConnection {
     private let db: OpaquePointer
     private let sandbox = Sandbox()
     public let path: String
@@ -285,8 +285,12 @@ public final class Database {
                       limit: ResultLimit) throws(StoreError) -> [[(String, SQLValue)]] {
         var stmt: OpaquePointer?
         var tail: UnsafePointer<CChar>?
+        // Our own copy of the text: `tail` points into it after prepare (a bridged String's
+        // temporary C string would be gone by then; AddressSanitizer found that).
+        guard let text = strdup(sql) else { throw StoreError(code: SQLITE_NOMEM, message: "out of memory", sql: sql) }
+        defer { free(text) }
         sandbox.begin()
-        try check(sqlite3_prepare_v2(db, sql, -1, &stmt, &tail), sql: sql)
+        try check(sqlite3_prepare_v2(db, text, -1, &stmt, &tail), sql: sql)
         guard let stmt else { return [] }  // blank SQL
         defer { sqlite3_finalize(stmt) }
         if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" }) {
@@ -344,6 +348,10 @@ public final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE. The corresponding C function is `sqlite3_changes`.
     public var changes: Int { Int(sqlite3_changes(db)) }
     public var inTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
+    public var dialect: SQLDialect { .sqlite }
+    /// BEGIN IMMEDIATE takes the write lock first, so a second process waits for its busy timeout
+    /// instead of failing on a lock upgrade.
+    public func begin() throws(StoreError) { try execute("BEGIN IMMEDIATE") }
 
     private func bind(_ stmt: OpaquePointer, _ i: Int32, _ v: SQLValue) -> Int32 {
         // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.

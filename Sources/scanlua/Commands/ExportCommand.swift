@@ -51,7 +51,7 @@ enum ExportCommand {
                 _ = Console.flush()
             }
         } catch {
-            Console.error("scanlua: \(engine.store.path): \(error.message)\n")
+            Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }
         if format == "json" { Console.write(first ? "]\n" : "\n]\n") }

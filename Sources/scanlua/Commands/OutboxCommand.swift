@@ -25,12 +25,12 @@ enum OutboxCommand {
         let engine = try makeEngine(o) { $0.defaultScripts = false }
         let outbox: Outbox
         do { outbox = Outbox(try engine.store.db()) } catch {
-            Console.error("scanlua: \(engine.store.path): \(error.message)\n")
+            Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }
         if let id = o.int("drop") {
             guard (try? outbox.drop(Int64(id))) == true else {
-                Console.error("scanlua: the outbox of \(engine.store.path) has no delivery \(id)\n")
+                Console.error("scanlua: the outbox of \(engine.store.displayPath) has no delivery \(id)\n")
                 return ExitStatus.failure
             }
             Console.write("dropped \(id)\n")
@@ -47,7 +47,7 @@ enum OutboxCommand {
         }
         let waiting: [Outbox.Entry]
         do { waiting = try outbox.undelivered() } catch {
-            Console.error("scanlua: \(engine.store.path): \(error.message)\n")
+            Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }
         for e in waiting {
