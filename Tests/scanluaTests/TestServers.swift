@@ -19,7 +19,11 @@ final class TestServer {
         self.log = log
     }
 
+    /// What stops a server that runs detached (PostgreSQL's pg_ctl); else the process is terminated.
+    var onStop: (() -> Void)?
+
     func stop() {
+        if let onStop { onStop(); self.onStop = nil }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
     }
 
@@ -116,4 +120,51 @@ extension TestServer {
     func redisCLI(_ args: [String]) throws -> String {
         try Process.output("/usr/bin/redis-cli", ["-p", String(port)] + args)
     }
+}
+
+extension TestServer {
+    /// PostgreSQL in `dir/pg`: initdb and pg_ctl as the `postgres` user when run as root (the
+    /// server refuses to run as root), listening on 127.0.0.1 only, fsync off; a database `scanlua`.
+    static func postgres(in dir: URL) throws -> TestServer {
+        let fm = FileManager.default
+        guard let version = (try? fm.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?.sorted().last else {
+            throw ServerError(message: "PostgreSQL is not installed (scripts/install-deps test installs it)")
+        }
+        let bin = "/usr/lib/postgresql/\(version)/bin"
+        let base = dir.appendingPathComponent("pg")
+        try fm.createDirectory(at: base, withIntermediateDirectories: true)
+        let asRoot = getuid() == 0
+        if asRoot { try fm.setAttributes([.ownerAccountName: "postgres", .groupOwnerAccountName: "postgres"], ofItemAtPath: base.path) }
+        func run(_ tool: String, _ args: [String]) throws {
+            let argv = asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", "\(bin)/\(tool)"] + args : ["\(bin)/\(tool)"] + args
+            let status = spawnAndWait(argv)
+            guard status == 0 else { throw ServerError(message: "\(tool) \(args.joined(separator: " ")) failed (\(status))") }
+        }
+        let data = base.appendingPathComponent("data").path
+        let port = freePort()
+        try run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
+        try run("pg_ctl", ["-D", data, "-l", base.appendingPathComponent("log").path, "-w", "-o",
+                           "-p \(port) -k \(base.path) -c listen_addresses=127.0.0.1 -c fsync=off", "start"])
+        let server = TestServer(process: Process(), port: port, log: base)
+        server.onStop = { try? run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]) }
+        return server
+    }
+}
+
+/// Runs a program and waits for it with posix_spawn and waitpid. (Foundation's Process waits for
+/// a descriptor that a daemon the program starts, such as pg_ctl's postgres, keeps open.)
+func spawnAndWait(_ argv: [String]) -> Int32 {
+    var pid: pid_t = 0
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let cArgs = argv.map { strdup($0) } + [nil]
+    defer { cArgs.forEach { free($0) } }
+    guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
 }

@@ -30,13 +30,39 @@ public final class PostgresDatabase: StoreConnection {
 
     public var inTransaction: Bool { PQtransactionStatus(conn) != PQTRANS_IDLE }
 
-    public func begin() throws(StoreError) { try execute("BEGIN") }
+    public func begin() throws(StoreError) { try plain("BEGIN") }
 
     @discardableResult
     public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
 
     /// The corresponding C function is `PQexec` (several statements allowed, no parameters).
     public func execute(_ sql: String) throws(StoreError) {
+        let head = sql.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        if ["BEGIN", "COMMIT", "ROLLBACK", "END", "SAVEPOINT", "RELEASE"].contains(where: { head.hasPrefix($0) }) { return try plain(sql) }
+        try statement { () throws(StoreError) in
+            guard let result = PQexec(conn, sql) else { throw failure(sql) }
+            defer { PQclear(result) }
+            try check(result, sql: sql)
+        }
+    }
+
+    /// A failed statement inside a transaction undoes only itself, as in SQLite: PostgreSQL would
+    /// abort the whole transaction (so a script's pcall'd error would roll back its event).
+    private func statement<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        guard inTransaction else { return try body() }
+        try plain("SAVEPOINT scanlua_statement")
+        do {
+            let value = try body()
+            try plain("RELEASE SAVEPOINT scanlua_statement")
+            return value
+        } catch {
+            try? plain("ROLLBACK TO SAVEPOINT scanlua_statement")
+            try? plain("RELEASE SAVEPOINT scanlua_statement")
+            throw error
+        }
+    }
+
+    private func plain(_ sql: String) throws(StoreError) {
         guard let result = PQexec(conn, sql) else { throw failure(sql) }
         defer { PQclear(result) }
         try check(result, sql: sql)
@@ -76,9 +102,12 @@ public final class PostgresDatabase: StoreConnection {
         }
         defer { pointers.forEach { $0?.deallocate() } }
         var args: [UnsafePointer<CChar>?] = pointers.map { $0.map { UnsafePointer($0) } }
-        guard let result = PQexecParams(conn, text, Int32(args.count), nil, &args, nil, nil, 0) else { throw failure(sql) }
+        let result = try statement { () throws(StoreError) -> OpaquePointer in
+            guard let result = PQexecParams(conn, text, Int32(args.count), nil, &args, nil, nil, 0) else { throw failure(sql) }
+            do throws(StoreError) { try check(result, sql: sql) } catch { PQclear(result); throw error }
+            return result
+        }
         defer { PQclear(result) }
-        try check(result, sql: sql)
         changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         guard limit.rows > 0, PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
         let rowCount = Int(PQntuples(result)), columns = Int(PQnfields(result))
