@@ -5,7 +5,8 @@ import XCTest
 /// default or a wrong version fails here. After an intended change, regenerate with
 /// `SCANLUA_UPDATE_GOLDEN=1 swift test --filter HelpGoldenTests` and review the diff.
 final class HelpGoldenTests: XCTestCase {
-    static let commands = ["scan", "watch", "devices", "simulate", "test", "run", "bench", "trust", "outbox", "export"]
+    static let commands = ["scan", "watch", "devices", "simulate", "test", "run", "bench", "trust", "outbox", "export",
+                           "enqueue", "worker", "results"]
 
     func check(_ args: [String], golden name: String) throws {
         let r = try CLI.run(args)

@@ -76,6 +76,23 @@ final class RedisWorkerTests: XCTestCase {
         XCTAssertTrue(got == want, "\(zip(got, want).filter { $0 != $1 }.count) records differ from those of scan")
     }
 
+    /// A job whose consumers keep dying (here: one that read it and vanished) is handed out again;
+    /// past --max-attempts it goes to the dead letters with its error instead of a third try.
+    func testAJobHandedOutTooOftenIsADeadLetter() throws {
+        XCTAssertEqual(try CLI.run(["enqueue", "--redis", url, CLI.fixture("qrcode.png")]).stdout, "enqueued 1\n")
+        _ = try redis.redisCLI(["XGROUP", "CREATE", "scanlua:jobs", "scanlua", "0", "MKSTREAM"])
+        _ = try redis.redisCLI(["XREADGROUP", "GROUP", "scanlua", "ghost", "COUNT", "1", "STREAMS", "scanlua:jobs", ">"])
+        Thread.sleep(forTimeInterval: 1.2)  // the ghost's claim is older than --claim-after
+        let p = try worker("heir", ["--max-attempts", "1", "--idle-exit", "1"])
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        XCTAssertEqual(try redis.redisCLI(["XLEN", "scanlua:results"]), "0\n", "no result for it")
+        let dead = try redis.redisCLI(["--raw", "XRANGE", "scanlua:jobs:dead", "-", "+"])
+        XCTAssertTrue(dead.contains("delivered 2 times without a result (the workers that took it died)"), dead)
+        XCTAssertTrue(dead.contains(CLI.fixture("qrcode.png")), "the job's fields go with it")
+        XCTAssertTrue(try redis.redisCLI(["XPENDING", "scanlua:jobs", "scanlua"]).hasPrefix("0\n"))
+    }
+
     func testInlineJobsCarryTheImageAndBadURLsAreErrors() throws {
         let enqueue = try CLI.run(["enqueue", "--redis", url, "--inline", CLI.fixture("qrcode.png")])
         XCTAssertEqual(enqueue.stdout, "enqueued 1\n")
