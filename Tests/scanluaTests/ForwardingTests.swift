@@ -73,6 +73,28 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "nothing waits")
     }
 
+    /// mqtts:// with the action's ca_file: delivered to a TLS broker whose certificate that CA
+    /// signed; with another CA the connection is refused and the delivery waits in the outbox.
+    func testMQTTSWithACAFile() throws {
+        let certs = try makeTestCertificates(in: dir)
+        let broker = started(try TestServer.mosquitto(in: dir, tls: (certs.ca, certs.cert, certs.key)))
+        func rule(ca: String) throws -> String {
+            try write("tls.lua", """
+                require("scan").rule { name = "tls", run = function(p, ctx)
+                  return { type = "mqtt", broker = "mqtts://127.0.0.1:\(broker.port)", topic = "t", payload = ctx.event.text,
+                           ca_file = "\(ca)", timeout = 5 }
+                end }
+                """)
+        }
+        let good = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", try rule(ca: certs.ca),
+                                "--text", "secure"])
+        XCTAssertEqual((good.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "done", good.stdout + good.stderr)
+        let bad = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", try rule(ca: certs.otherCA),
+                               "--text", "unverified"])
+        let action = try XCTUnwrap((bad.records.first?["actions"] as? [[String: Any]])?.first)
+        XCTAssertEqual(action["status"] as? String, "queued", "\(action)")
+    }
+
     func testABrokerThatIsDownQueuesAndTheFlushDeliversOnce() throws {
         let port = TestServer.freePort()
         let rule = try write("pub.lua", """

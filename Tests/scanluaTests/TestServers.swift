@@ -79,11 +79,14 @@ final class TestServer {
         return TestServer(process: p, port: port, log: log)
     }
 
-    /// mosquitto on 127.0.0.1:`port`, anonymous, no persistence.
-    static func mosquitto(in dir: URL) throws -> TestServer {
+    /// mosquitto on 127.0.0.1:`port`, anonymous, no persistence; with `tls` (CA, certificate and
+    /// key files) a TLS listener.
+    static func mosquitto(in dir: URL, tls: (ca: String, cert: String, key: String)? = nil) throws -> TestServer {
         let port = freePort()
         let conf = dir.appendingPathComponent("mosquitto-\(port).conf")
-        try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n".write(to: conf, atomically: true, encoding: .utf8)
+        var text = "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\n"
+        if let tls { text += "cafile \(tls.ca)\ncertfile \(tls.cert)\nkeyfile \(tls.key)\n" }
+        try text.write(to: conf, atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         p.arguments = ["-c", conf.path]
@@ -167,4 +170,22 @@ func spawnAndWait(_ argv: [String]) -> Int32 {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+}
+
+/// A CA and a server certificate for 127.0.0.1 (openssl), for TLS tests: the files' paths.
+func makeTestCertificates(in dir: URL) throws -> (ca: String, cert: String, key: String, otherCA: String) {
+    func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+    try "subjectAltName=IP:127.0.0.1\n".write(toFile: path("san.ext"), atomically: true, encoding: .utf8)
+    for argv in [
+        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "1", "-subj", "/CN=scanlua test CA"],
+        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("other.key"), "-out", path("other.crt"), "-days", "1", "-subj", "/CN=another CA"],
+        ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"],
+        ["x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"), "-CAcreateserial",
+         "-out", path("server.crt"), "-days", "1", "-extfile", path("san.ext")],
+    ] {
+        guard spawnAndWait(["/usr/bin/openssl"] + argv) == 0 else { throw ServerError(message: "openssl \(argv[0]) failed") }
+    }
+    // mosquitto started as root drops to the mosquitto user: it must be able to read them.
+    for f in ["ca.crt", "server.crt", "server.key"] { chmod(path(f), 0o644) }
+    return (path("ca.crt"), path("server.crt"), path("server.key"), path("other.crt"))
 }
