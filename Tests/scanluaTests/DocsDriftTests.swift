@@ -43,14 +43,14 @@ final class DocsDriftTests: XCTestCase {
         case .integer: return "integer"
         case .number: return "number"
         case .choice(let words): return "(" + words.map { "\"\($0)\"" }.joined(separator: "|") + ")"
-        case .text, .list: return "string"
+        case .text, .list: return o.namesList ? "(string|string[])" : "string"
         }
     }
 
     func testConfigOptionsTableInLuaAPIDoc() throws {
         let expected = (["| `scan.options` key | Lua type | command line | meaning |", "|---|---|---|---|"]
             + Option.configurable.map { o in
-                "| `\(o.name)` | \(o.luaType) | `\(o.flag)\(o.metavar.isEmpty ? "" : " " + o.metavar)` | \(o.configMeaning) |"
+                "| `\(o.name)` | \(o.luaType + (o.namesList ? " or list" : "")) | `\(o.flag)\(o.metavar.isEmpty ? "" : " " + o.metavar)` | \(o.configMeaning) |"
             }).joined(separator: "\n")
         try check("options", in: "docs/lua-api.md", expected: expected)
     }

@@ -75,7 +75,7 @@
 ---Settings a config gives with scan.options (the command line wins over them).
 ---@class scanlua.Options
 -- BEGIN options (from Option.registry; DocsDriftTests checks it)
----@field decoders string?               Comma-separated decoders: zbar, zxing (default both; one record per code either way).
+---@field decoders (string|string[])?    Comma-separated decoders: zbar, zxing (default both; one record per code either way).
 ---@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions, binarizers), the scale pyramid, and whether zbar runs on every frame (see README).
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
 ---@field duplicates ("once"|"interval"|"consecutive"|"all")? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
@@ -90,7 +90,7 @@
 ---@field instruction_limit integer?     Instructions per handler call (default 10000000; 0 = unlimited).
 ---@field memory_limit integer?          Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.
 ---@field max_failures integer?          Disable a handler after N failures in a row (default 5).
----@field network string?                Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.
+---@field network (string|string[])?     Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.
 ---@field db string?                     The store's SQLite database file (--db wins).
 -- END options
 

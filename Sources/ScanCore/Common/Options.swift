@@ -40,6 +40,8 @@ public struct Option: Sendable {
     public let scale: Int
     /// What the setting means in a config, where that reads differently from the flag's help.
     public let configHelp: String?
+    /// Comma-separated names on the command line, which a config may give as a list of strings.
+    public let namesList: Bool
     /// Its section of the registry.
     public private(set) var group: OptionGroup = .output
 
@@ -58,8 +60,9 @@ public struct Option: Sendable {
     public var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
 
     init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
-         scale: Int = 1, configHelp: String? = nil, _ help: String) {
+         scale: Int = 1, names: Bool = false, configHelp: String? = nil, _ help: String) {
         self.name = name
+        self.namesList = names
         self.flag = flag
         self.kind = kind
         self.metavar = metavar
@@ -152,7 +155,7 @@ extension Option {
             Option("symbologies", "--symbologies", .text, "LIST",
                    "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
                    + wrapped(Symbology.knownNames, width: 72)),
-            Option("decoders", "--decoders", .text, "LIST", config: true,
+            Option("decoders", "--decoders", .text, "LIST", config: true, names: true,
                    "Comma-separated decoders: zbar, zxing (default both; one record per code either way)."),
             Option("effort", "--effort", .choice(Effort.allCases.map(\.rawValue)), "LEVEL", config: true,
                    "fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions,\nbinarizers), the scale pyramid, and whether zbar runs on every frame (see README)."),
@@ -198,7 +201,7 @@ extension Option {
                    "Disable a handler after N failures in a row (default 5)."),
             Option("dry_run", "--dry-run", .flag, "",
                    "Print the actions rules return without carrying them out, and roll back\nwhat they wrote to the store."),
-            Option("network", "--network", .text, "HOSTS", config: true,
+            Option("network", "--network", .text, "HOSTS", config: true, names: true,
                    configHelp: "Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.",
                    "Hosts http and mqtt actions may reach: host[:port] patterns, comma-separated\n(*.example.com for subdomains; --trust allows any)."),
             Option("db", "--db", .text, "PATH", config: true,

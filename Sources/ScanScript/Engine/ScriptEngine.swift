@@ -253,6 +253,7 @@ public final class ScriptEngine {
             ("encodable", .jsonCheck),
             ("symbologies", .list(Symbology.knownNames.map { .string($0) })),
             ("options", .table(Option.configurable.map { ($0.name, .string($0.luaType)) })),
+            ("list_options", .table(Option.configurable.filter(\.namesList).map { ($0.name, .bool(true)) })),
             ("action_types", .list(ActionType.allCases.map { .string($0.rawValue) })),
             ("max_failures", .function { [unowned self] L in L.push(.int(limits.maxFailures)); return 1 }),
             ("memory_limit_text", .function { L in L.push(.string("\(L.memoryLimit >> 20) MiB")); return 1 }),

@@ -135,15 +135,15 @@ function scan.decoder(spec)
 end
 
 -- The settings a config may give, with their Lua types (the host's option registry).
-local known_options = host.options
+local known_options, list_options = host.options, host.list_options
 
 --- Sets engine options from a config: scan.options { instruction_limit = 1e7, ... }.
 function scan.options(t)
   if type(t) ~= "table" then spec_error("scan.options", "expected a table") end
   for k, v in pairs(t) do
     if not known_options[k] then spec_error("scan.options", "unknown option '" .. tostring(k) .. "'") end
-    -- A list setting (network, symbologies, decoders) may be a table of strings: its names, joined.
-    if type(v) == "table" and known_options[k] == "string" then
+    -- A names setting (network, decoders) may be a list of strings: its names, joined.
+    if type(v) == "table" and list_options[k] then
       for i, item in ipairs(v) do
         if type(item) ~= "string" then spec_error("scan.options", "'" .. k .. "' item " .. i .. " must be a string") end
       end
