@@ -450,6 +450,14 @@ static void key_text(lua_State *L, jkey *k) {
 static int jtable(lua_State *L, int idx, jbuf *b, int depth) {
     if (depth >= 64 || !lua_checkstack(L, 4)) return -1;
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+    /* An empty table marked by json.array (metatable field __jsontype = "array", read raw) is []. */
+    if (n == 0 && lua_getmetatable(L, idx)) {
+        lua_pushliteral(L, "__jsontype");
+        lua_rawget(L, -2);
+        int array = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "array") == 0;
+        lua_pop(L, 2);
+        if (array) { jput(b, "[]", 2); return 0; }
+    }
     if (n > 0) {
         /* An array only when the keys are exactly 1..n (a hole with another key is an object). */
         lua_Integer count = 0;

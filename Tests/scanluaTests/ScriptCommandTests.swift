@@ -140,6 +140,18 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    /// A list field stays a JSON list when empty (json.array, honoured by the record encoder).
+    func testEmptyWarningsAreAJSONList() throws {
+        let r = try CLI.run(["simulate", "--text", "https://example.com/"])
+        XCTAssertTrue(r.stdout.contains(#""warnings":[]"#), r.stdout)
+        let marked = try write("marked.lua", """
+            local json = require "json"
+            require("scan").parser { name = "m", parse = function() return { type = "m", none = json.array(), empty = {} } end }
+            """)
+        let m = try CLI.run(["simulate", "--no-default-scripts", "--script", marked, "--text", "x"])
+        XCTAssertTrue(m.stdout.contains(#""payload":{"type":"m","empty":{},"none":[]}"#), m.stdout)
+    }
+
     func testConfigFileSetsOptionsAndLoadsHandlers() throws {
         try write("handlers/tagger.lua", """
             local scan = require "scan"

@@ -4,6 +4,7 @@
 local scan = require "scan"
 local url = require "url"
 local punycode = require "punycode"
+local json = require "json"
 
 local urls = {}
 
@@ -73,7 +74,7 @@ function urls.parse_url(text)
   local u = url.parse(text)
   if not u or not u.host or u.host == "" or (u.scheme ~= "http" and u.scheme ~= "https") then return nil end
   if #u.host > 253 then return nil end  -- longer than any DNS name: not a web address
-  local warnings = {}
+  local warnings = json.array()  -- a JSON list even when empty
   local host_unicode = punycode.host_to_unicode(u.host) or u.host
   local host_ascii = punycode.host_to_ascii(host_unicode) or u.host
   if u.scheme == "http" then warnings[#warnings + 1] = "insecure-http" end
