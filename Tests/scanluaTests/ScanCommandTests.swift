@@ -62,6 +62,18 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["scan", "--bogus", "x.png"]).status, 2)
     }
 
+    /// As zbarimg does, text mode says which image had nothing; NDJSON stays quiet (exit 4 says it).
+    func testTextModeSaysWhenNothingWasFound() throws {
+        let blank = CLI.fixture("blank.png")
+        let text = try CLI.run(["scan", "--format", "text", blank, CLI.fixture("qrcode.png")])
+        XCTAssertEqual(text.status, 4)
+        XCTAssertEqual(text.stderr, "scanlua: \(blank): no barcode or QR code found\n")
+        XCTAssertEqual(text.stdout, "QR-Code:https://example.com/scanlua\n  https://example.com/scanlua\n")
+        let nd = try CLI.run(["scan", blank])
+        XCTAssertEqual(nd.status, 4)
+        XCTAssertEqual(nd.stderr, "")
+    }
+
     func testRawAndTextFormats() throws {
         let raw = try CLI.run(["scan", "--raw", CLI.fixture("qr-big5.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")

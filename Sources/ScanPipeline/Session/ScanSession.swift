@@ -114,7 +114,7 @@ public final class ScanSession {
             let joined = sequences.add(symbols)
             if !joined.isEmpty { symbols = Symbol.merged(symbols + joined) }
             report.frames += 1
-            if symbols.isEmpty { report.emptyFrames += 1 }
+            if symbols.isEmpty { report.emptyFrames += 1; sink.nothingFound(frame.info) }
             if !frame.info.warnings.isEmpty { sink.warn(frame.info) }
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }
             let accepted = filter.accept(symbols, at: frame.info.time)

@@ -16,12 +16,15 @@ public protocol RecordSink: AnyObject {
     func write(_ record: ScanRecord)
     /// A decoded frame's ``FrameInfo/warnings`` (once per frame, whether or not it had codes).
     func warn(_ info: FrameInfo)
+    /// A frame in which no decoder found anything.
+    func nothingFound(_ info: FrameInfo)
     /// Hands what was written on (after each frame): returns why it could not be, or nil.
     func flush() -> String?
 }
 
 extension RecordSink {
     public func warn(_ info: FrameInfo) {}
+    public func nothingFound(_ info: FrameInfo) {}
     public func flush() -> String? { nil }
 }
 
@@ -30,7 +33,16 @@ extension RecordSink {
 public final class RecordWriter: RecordSink {
     public let format: OutputFormat
 
+    /// Say on stderr, in text and raw formats, which inputs had no code (scan sets it, as zbarimg
+    /// does; a video's empty frames are not news).
+    public var saysNothingFound = false
+
     public init(format: OutputFormat) { self.format = format }
+
+    public func nothingFound(_ info: FrameInfo) {
+        guard saysNothingFound, format != .ndjson else { return }
+        Console.error("scanlua: \(info.source): no barcode or QR code found\n")
+    }
 
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).

@@ -37,6 +37,7 @@ enum ScanCommand {
             }
             shard = (i, n)
         }
+        (session.sink as? RecordWriter)?.saysNothingFound = true
         let source = FileListSource(arguments: args.positionals, shard: shard)
         if source.inputs.isEmpty && shard != nil {
             Console.error("scanlua: shard \(o.string("shard") ?? "") has no inputs (fewer inputs than shards)\n")
