@@ -74,6 +74,15 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(nd.stderr, "")
     }
 
+    func testARegionOutsideTheImageIsAnErrorNamingItsSize() throws {
+        let r = try CLI.run(["scan", "--roi", "5000,5000,100,100", CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.records.first?["error"] as? String, "--roi 5000,5000,100,100 lies outside the 132x132 image")
+        XCTAssertEqual(r.records.count, 2, "each image its own record")
+        let inside = try CLI.run(["scan", "--roi", "0.0,0.0,0.5,0.5", CLI.fixture("qrcode.png")])
+        XCTAssertNotEqual(inside.status, 1, "a fraction is always inside")
+    }
+
     func testRawAndTextFormats() throws {
         let raw = try CLI.run(["scan", "--raw", CLI.fixture("qr-big5.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")

@@ -12,11 +12,13 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     case corrupt(path: String, format: String, reason: String)
     /// The header's dimensions exceed the pixel limit; nothing was allocated.
     case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    /// `--roi` (as given) lies wholly outside this width x height image: nothing could be decoded.
+    case regionOutside(path: String, region: String, width: Int, height: Int)
 
     public var path: String {
         switch self {
         case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p), .empty(let p),
-             .corrupt(let p, _, _), .tooLarge(let p, _, _, _):
+             .corrupt(let p, _, _), .tooLarge(let p, _, _, _), .regionOutside(let p, _, _, _):
             return p
         }
     }
@@ -34,6 +36,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
             let count = overflow ? "more than \(Int.max)" : "\(pixels)"
             return "image is \(w)x\(h) = \(count) pixels, over the limit of \(limit) (see --max-pixels)"
+        case .regionOutside(_, let r, let w, let h):
+            return "--roi \(r) lies outside the \(w)x\(h) image"
         }
     }
 

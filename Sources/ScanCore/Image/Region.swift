@@ -27,6 +27,12 @@ public struct Region: Equatable, Sendable {
         return .success(Region(x: values[0], y: values[1], width: values[2], height: values[3], isFraction: fraction))
     }
 
+    /// The region as `--roi` writes it.
+    public var text: String {
+        func n(_ v: Double) -> String { isFraction ? String(v) : String(Int(v)) }
+        return [x, y, width, height].map(n).joined(separator: ",")
+    }
+
     /// The pixel box of this region in a `width` x `height` frame, clipped to it (nil when outside).
     public func box(inWidth width: Int, height: Int) -> Box? {
         let sx = isFraction ? Double(width) : 1, sy = isFraction ? Double(height) : 1

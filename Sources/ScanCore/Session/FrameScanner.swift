@@ -228,6 +228,12 @@ public final class FrameScanner: @unchecked Sendable {
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
         }
+        // A region that misses the frame entirely is a mistake to name, not an empty frame.
+        if let region, info.width > 0, info.height > 0, region.box(inWidth: info.width, height: info.height) == nil {
+            return DecodedFrame(info: FrameInfo(source: info.source, index: info.index),
+                                outcome: .failure(.regionOutside(path: info.source, region: region.text, width: info.width, height: info.height)),
+                                image: nil, arrival: arrival)
+        }
         // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
         // stay inside the frame.
         let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
