@@ -362,11 +362,14 @@ final class MJPEGSourceTests: XCTestCase {
         XCTAssertNil(try source.next(deadline: nil), "then the end of the stream, not an error")
     }
 
-    func testEmptyOrGarbageOnlyStreamHasNoFrames() throws {
-        for bytes in [[], Array("no jpeg here at all".utf8), [0xFF, 0xD9, 0xFF]] as [[UInt8]] {
+    func testAnEmptyStreamHasNoFramesAndGarbageIsNoMJPEG() throws {
+        let (frames, error) = drain(try source([]))
+        XCTAssertEqual(frames.count, 0)
+        XCTAssertNil(error, "an empty stream simply ends")
+        for bytes in [Array("no jpeg here at all".utf8), [0xFF, 0xD9, 0xFF]] as [[UInt8]] {
             let (frames, error) = drain(try source(bytes))
             XCTAssertEqual(frames.count, 0, "\(bytes)")
-            XCTAssertNil(error, "\(bytes)")
+            XCTAssertTrue("\(error.map { "\($0)" } ?? "")".contains("no JPEG frame in \(bytes.count) bytes: not an MJPEG stream"), "\(bytes)")
         }
     }
 }

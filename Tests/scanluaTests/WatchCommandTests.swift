@@ -13,6 +13,21 @@ final class WatchCommandTests: XCTestCase {
         return (r.status, r.records.map { "\($0["frame"] as? Int ?? 0):\(($0["text"] as? String ?? "?").dropFirst(5))" }, r.stderr)
     }
 
+    /// A video file scanlua does not read is a clear failure that says which ffmpeg command does
+    /// the job, guessed or named with --source mjpeg (which once ended silently with exit 4).
+    func testAnMP4SaysHowToDecodeItWithFFmpeg() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data([0, 0, 0, 0x18] + Array("ftypmp42".utf8) + [UInt8](repeating: 7, count: 500)).write(to: URL(fileURLWithPath: path))
+        let hint = "for other video (MP4, MKV, AVI, ...) let ffmpeg decode it: ffmpeg -loglevel error -i \(path) -f yuv4mpegpipe -pix_fmt gray - | scanlua watch -"
+        let guessed = try CLI.run(["watch", "--quiet", path])
+        XCTAssertEqual(guessed.status, 1)
+        XCTAssertEqual(guessed.stderr, "scanlua: \(path): neither a YUV4MPEG2 nor an MJPEG stream; \(hint)\n")
+        let named = try CLI.run(["watch", "--quiet", "--source", "mjpeg", path])
+        XCTAssertEqual(named.status, 1)
+        XCTAssertEqual(named.stderr, "scanlua: \(path): no JPEG frame in 512 bytes: not an MJPEG stream; \(hint)\n")
+    }
+
     func testDuplicatePoliciesFrameByFrame() throws {
         let all = try accepted(["--duplicates", "all", y4m])
         XCTAssertEqual(all.codes, ["0:A", "1:A", "2:A", "2:B", "3:B", "4:A", "6:A", "7:A", "8:A", "9:A", "10:A", "11:A", "12:A", "13:A", "14:A"])

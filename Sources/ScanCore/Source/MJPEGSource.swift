@@ -10,6 +10,8 @@ public final class MJPEGSource: FrameSource {
     private let stream: ByteStream
     private let loader: ImageLoader
     private var index = 0
+    /// Whether a start-of-image marker was ever seen: a stream without one is no MJPEG.
+    private var sawFrame = false
 
     public convenience init(path: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
         try self.init(handle: try FileHandle.forStream(path), name: path, loader: loader)
@@ -45,8 +47,14 @@ public final class MJPEGSource: FrameSource {
     func nextJPEG() throws(SourceError) -> [UInt8]? {
         // Skip anything before the next SOI (FF D8).
         while true {
-            guard let a = stream.peek(0) else { return nil }
-            if a == 0xFF, stream.peek(1) == 0xD8 { break }
+            guard let a = stream.peek(0) else {
+                // Not one frame in the whole stream: it is no MJPEG, and saying "nothing found" would mislead.
+                if !sawFrame && stream.offset > 0 {
+                    throw SourceError("\(name): no JPEG frame in \(stream.offset) bytes: not an MJPEG stream" + SourceOpener.videoHint(name))
+                }
+                return nil
+            }
+            if a == 0xFF, stream.peek(1) == 0xD8 { sawFrame = true; break }
             stream.skip(1)
         }
         var i = 2  // after SOI

@@ -15,7 +15,7 @@ public enum SourceOpener {
             else if path == "-" { k = "stdin" }
             else if let head = FileHandle(forReadingAtPath: path)?.readData(ofLength: 9) {
                 k = head.starts(with: Array("YUV4MPEG2".utf8)) ? "y4m" : (head.starts(with: [0xFF, 0xD8]) ? "mjpeg" : nil)
-                if k == nil { throw SourceError("\(path): neither a YUV4MPEG2 nor an MJPEG stream (use --source)") }
+                if k == nil { throw SourceError("\(path): neither a YUV4MPEG2 nor an MJPEG stream" + videoHint(path)) }
             } else {
                 throw SourceError("\(path): no such file, directory or camera")
             }
@@ -27,6 +27,13 @@ public enum SourceOpener {
         case "mjpeg": return try MJPEGSource(path: path)
         default: return try openStdin()
         }
+    }
+
+    /// What to run instead, for a video file scanlua does not read itself.
+    static func videoHint(_ path: String) -> String {
+        let quoted = path.contains(" ") ? "'\(path)'" : path
+        return "; for other video (MP4, MKV, AVI, ...) let ffmpeg decode it:"
+            + " ffmpeg -loglevel error -i \(quoted) -f yuv4mpegpipe -pix_fmt gray - | scanlua watch -"
     }
 
     /// stdin is a y4m or an MJPEG stream: decided by its first bytes without losing them.
