@@ -83,6 +83,20 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertNotEqual(inside.status, 1, "a fraction is always inside")
     }
 
+    func testAGIFInAFolderIsNamedOnceAndTheRestIsScanned() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-gif-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: CLI.fixture("gif-unsupported.gif"), toPath: dir.appendingPathComponent("photo.gif").path)
+        try FileManager.default.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: dir.appendingPathComponent("code.png").path)
+        let r = try CLI.run(["scan", "--raw", dir.path])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stdout, "https://example.com/scanlua\n")
+        XCTAssertEqual(r.stderr, "scanlua: \(dir.path)/photo.gif: skipped: GIF is not read (JPEG, PNG and PGM/PPM are; convert it, e.g. with ImageMagick's convert)\n")
+        let second = try CLI.run(["scan", "--raw", "--shard", "2/2", dir.path])
+        XCTAssertFalse(second.stderr.contains("photo.gif"), "said by shard 1 only")
+    }
+
     func testRawAndTextFormats() throws {
         let raw = try CLI.run(["scan", "--raw", CLI.fixture("qr-big5.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")

@@ -6,6 +6,8 @@ public final class FileListSource: FrameSource {
     public var isLive: Bool { false }
     public var dropped: Int { 0 }
     public let inputs: [Input]
+    /// Image files of formats scanlua does not read that the directory walk passed over.
+    public private(set) var skipped: [String] = []
     private var index = 0
     private let stdinData: Data?
 
@@ -15,7 +17,9 @@ public final class FileListSource: FrameSource {
     ///     list (`--shard I/N`), so that n processes with i = 1...n together take each input once.
     public init(arguments: [String], shard: (index: Int, count: Int)? = nil) {
         name = arguments.joined(separator: " ")
-        let all = Input.expand(arguments)
+        var skipped: [String] = []
+        let all = Input.expand(arguments, skipped: &skipped)
+        self.skipped = skipped.sorted()
         if let shard {
             inputs = all.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
         } else {

@@ -22,9 +22,21 @@ public enum Input: Equatable, Sendable {
     /// command line are always tried, whatever their name: the format comes from their bytes.
     public static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "pgm", "ppm", "pnm"]
 
+    /// Image formats a directory walk passes over, with their names: said once each on stderr
+    /// by the scan command, so a folder of GIFs is not silently empty.
+    public static let skippedImageFormats: [String: String] = [
+        "gif": "GIF", "webp": "WebP", "tif": "TIFF", "tiff": "TIFF", "bmp": "BMP", "heic": "HEIC", "heif": "HEIF", "avif": "AVIF",
+    ]
+
     /// Expands command-line arguments into inputs: files as given, `-` as stdin, directories
     /// recursively (image files only, hidden entries skipped, sorted by path).
     public static func expand(_ arguments: [String]) -> [Input] {
+        var skipped: [String] = []
+        return expand(arguments, skipped: &skipped)
+    }
+
+    /// ``expand(_:)``, also giving the image files of other formats the walk passed over.
+    public static func expand(_ arguments: [String], skipped: inout [String]) -> [Input] {
         var inputs: [Input] = []
         let fm = FileManager.default
         for arg in arguments {
@@ -44,8 +56,11 @@ public enum Input: Equatable, Sendable {
                 let last = (rel as NSString).lastPathComponent
                 if last.hasPrefix(".") { walker.skipDescendants(); continue }
                 let ext = (last as NSString).pathExtension.lowercased()
-                guard imageExtensions.contains(ext) else { continue }
                 let full = arg.hasSuffix("/") ? arg + rel : arg + "/" + rel
+                guard imageExtensions.contains(ext) else {
+                    if skippedImageFormats[ext] != nil { skipped.append(full) }
+                    continue
+                }
                 var sub: ObjCBool = false
                 if fm.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue { found.append(full) }
             }

@@ -39,6 +39,10 @@ enum ScanCommand {
         }
         (session.sink as? RecordWriter)?.saysNothingFound = true
         let source = FileListSource(arguments: args.positionals, shard: shard)
+        for path in source.skipped where shard == nil || shard?.index == 1 {  // once, not once per shard
+            let format = Input.skippedImageFormats[(path as NSString).pathExtension.lowercased()] ?? "this format"
+            Console.error("scanlua: \(path): skipped: \(format) is not read (JPEG, PNG and PGM/PPM are; convert it, e.g. with ImageMagick's convert)\n")
+        }
         if source.inputs.isEmpty && shard != nil {
             Console.error("scanlua: shard \(o.string("shard") ?? "") has no inputs (fewer inputs than shards)\n")
             return ExitStatus.success
