@@ -235,6 +235,11 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertEqual(r.records.map { ($0["errors"] as? [Any])?.count ?? 0 }, [1, 1, 0, 0])
         XCTAssertEqual(r.stderr.components(separatedBy: "parser 'flaky'").count - 1, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("disabled after 2 failures in a row; last: "), r.stderr)
+        // In text mode the second failure is said before the warning that it disabled the parser.
+        let text = try CLI.run(["simulate", "--format", "text", "--max-failures", "2", "--script", handler], stdin: Data(input.utf8))
+        let lines = text.stderr.split(separator: "\n").map(String.init)
+        let disabled = try XCTUnwrap(lines.firstIndex { $0.contains("disabled after 2 failures") }, text.stderr)
+        XCTAssertEqual(lines[..<disabled].filter { $0.contains("nope") }.count, 2, text.stderr)
     }
 }
 

@@ -141,6 +141,7 @@ public final class ScanSession {
             sink.write(record)
             if keepsHistory { history.append(Self.historyRow(record)) }
         }
+        engine.flushDeferredLog()
         if !history.isEmpty {
             do throws(StoreError) { try History(try engine.store.db()).add(history) } catch {
                 Console.error("scanlua: history: cannot write to \(engine.store.displayPath): \(error.message)\n")

@@ -13,6 +13,7 @@ extension ScriptEngine {
     /// A failing handler costs only its own event; if the dispatcher itself fails (memory
     /// exhausted between handlers), that event gets an error result and the rest go on.
     public func process(_ events: [ScanEvent]) -> [ScriptResult] {
+        flushDeferredLog()  // what the last batch left for after its records, if nobody said it yet
         var results: [ScriptResult] = []
         results.reserveCapacity(events.count)
         var start = 0

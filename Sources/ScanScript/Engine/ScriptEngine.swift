@@ -205,6 +205,14 @@ public final class ScriptEngine {
     }
 
     private var pendingTrust = false
+    private var deferredLog: [String] = []
+
+    /// Says what was logged for after the records (``ScanSession`` calls it once they are written).
+    public func flushDeferredLog() {
+        let lines = deferredLog
+        deferredLog = []
+        for line in lines { log(line) }
+    }
     /// Set while the config runs: only it may raise limits and give trust with scan.options.
     public var loadingConfig = false
 
@@ -229,6 +237,7 @@ public final class ScriptEngine {
 
     /// Runs the tests the loaded test files defined, in order.
     public func runTests() throws(ScriptError) -> [TestResult] {
+        defer { flushDeferredLog() }
         var results: [TestResult] = []
         try callCore("run_tests", results: 1) {
             for i in 0..<lua.rawLength(-1) {
@@ -260,6 +269,9 @@ public final class ScriptEngine {
             ("log", .function { [unowned self] L throws(ScriptError) in
                 let level = L.string(at: 1) ?? "info"
                 let message = L.string(at: 2) ?? ""
+                // "later": said after the records of the running events (a handler's "disabled"
+                // comes after the failure that disabled it).
+                if level == "later" { deferredLog.append("scanlua: warn: \(message)\n"); return 0 }
                 log(level == "print" ? message + "\n" : "scanlua: \(level): \(message)\n")
                 return 0
             }),

@@ -25,7 +25,7 @@ local function handler_error(h, msg)
   local err = { [h.kind] = h.name, message = message, traceback = trace }
   if h.failures >= host.max_failures() and not h.disabled then
     h.disabled = true
-    host.log("warn", sformat("%s '%s' (%s) disabled after %d failures in a row; last: %s",
+    host.log("later", sformat("%s '%s' (%s) disabled after %d failures in a row; last: %s",
       h.kind, h.name, h.where, h.failures, message))
   end
   return err
