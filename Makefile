@@ -4,10 +4,15 @@ BIN = .build/debug/scanlua
 
 .PHONY: demo test build deps fixtures corpus-report fuzz check-asan clean
 
+# For a person first (the invoice with its items, the product with its country, the URL with its
+# warnings), then one NDJSON record, the format for programs.
 demo:
 	scripts/install-deps build
 	$(SWIFT) build
-	$(BIN) scan examples/images
+	$(BIN) scan --format text examples/images
+	@echo
+	@echo "The same as NDJSON, one record per code (here the product):"
+	$(BIN) scan examples/images/product-ean13.png
 
 build:
 	scripts/install-deps build

@@ -17,7 +17,7 @@ let overview = """
 
     OPTIONS:
       -h, --help              Show help information.
-      --version               Show the version.
+      -V, --version           Show the version (also: scanlua version).
 
     SUBCOMMANDS:
     \(commands.map { "  " + $0.name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + $0.abstract }.joined(separator: "\n"))
@@ -39,7 +39,7 @@ let overview = """
     case "-h", "--help":
         Console.write(overview + "\n")
         return ExitStatus.success
-    case "--version":
+    case "--version", "-V", "version":
         Console.write("scanlua \(version)" + "\n")
         return ExitStatus.success
     case "help":

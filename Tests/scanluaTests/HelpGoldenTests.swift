@@ -23,6 +23,8 @@ final class HelpGoldenTests: XCTestCase {
     func testOverviewAndVersion() throws {
         try check(["--help"], golden: "overview")
         try check(["--version"], golden: "version")
+        try check(["-V"], golden: "version")
+        try check(["version"], golden: "version")
     }
 
     func testEveryCommandsHelp() throws {
