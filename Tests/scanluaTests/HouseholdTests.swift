@@ -34,6 +34,27 @@ final class HouseholdTests: XCTestCase {
         try CLI.run(["scan", "--config", config, "--db", db] + extra + paths)
     }
 
+    /// Products scanned before their names are imported: the scans wait, and count when the
+    /// names arrive (they once vanished: the import deleted them and the rescan said already-counted).
+    func testProductsScannedBeforeTheirNamesAreCountedWhenTheNamesArrive() throws {
+        let first = try scan([images])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(try rows("SELECT gtin, scans, pending FROM unknown_products ORDER BY gtin").count, 3)
+        XCTAssertTrue(try rows("SELECT name FROM inventory WHERE name IN ('rice', 'soy sauce')").isEmpty)
+        let imported = try CLI.run(["run", "--db", db, "examples/household/import-products.lua", "examples/household/products.csv"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertEqual(imported.stdout, "2 products imported from examples/household/products.csv into \(db)\n"
+                       + "counted now, scanned before their names were known: rice +1, soy sauce +1\n")
+        XCTAssertEqual(try rows("SELECT name, quantity FROM inventory WHERE name IN ('rice', 'soy sauce') ORDER BY name"),
+                       ["rice|1", "soy sauce|1"])
+        XCTAssertEqual(try rows("SELECT gtin, scans FROM unknown_products"), ["4719999999993|1"], "only the one still unnamed")
+        let again = try scan([images])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(try rows("SELECT name, quantity FROM inventory WHERE name IN ('rice', 'soy sauce') ORDER BY name"),
+                       ["rice|1", "soy sauce|1"], "the rescan of the same photos counts nothing twice")
+        XCTAssertEqual(try rows("SELECT version FROM scanlua_migrations ORDER BY version"), ["1", "2"])
+    }
+
     func testShoppingTripImportsOnceAndConsumeDecrements() throws {
         let imported = try CLI.run(["run", "--db", db, "examples/household/import-products.lua", "examples/household/products.csv"])
         XCTAssertEqual(imported.status, 0, imported.stderr)
@@ -67,7 +88,7 @@ final class HouseholdTests: XCTestCase {
 
         let report = try CLI.run(["run", "--db", db, "examples/household/report.lua", "--csv", dir.appendingPathComponent("inv.csv").path])
         XCTAssertEqual(report.status, 0, report.stderr)
-        XCTAssertTrue(report.stdout.hasPrefix("cleaning\n  laundry detergent       1 piece\ndairy\n  milk                    3 piece\n"), report.stdout)
+        XCTAssertTrue(report.stdout.hasPrefix("inventory in \(db) (scans count as: consume)\ncleaning\n  laundry detergent       1 piece\ndairy\n  milk                    3 piece\n"), report.stdout)
         XCTAssertTrue(report.stdout.contains("  4719999999993  scanned 1x\n"), report.stdout)
         XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("inv.csv"), encoding: .utf8), """
             category,name,quantity,unit
@@ -156,7 +177,7 @@ extension HouseholdTests {
             p.waitUntilExit()
             XCTAssertEqual(p.terminationStatus, 0)
         }
-        XCTAssertEqual(try rows("SELECT version FROM scanlua_migrations"), ["1"])
+        XCTAssertEqual(try rows("SELECT version FROM scanlua_migrations ORDER BY version"), ["1", "2"], "each migration once")
         XCTAssertEqual(try rows("SELECT gtin, scans FROM unknown_products"), ["4710000000011|120"], "no scan lost")
     }
 }

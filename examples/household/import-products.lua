@@ -3,7 +3,7 @@
 --
 --   scanlua run --db household.db examples/household/import-products.lua examples/household/products.csv
 local store = require "store"
-require "rules"   -- the schema
+local household = require "rules"   -- the schema, and what unknown scans become
 
 local path = arg[1] or error("usage: import-products.lua FILE.csv", 0)
 local file = assert(io.open(path, "r"))
@@ -20,6 +20,7 @@ local code_col = columns.code or columns.gtin or error(path .. ": no 'code' colu
 local name_col = columns.product_name or columns.name or error(path .. ": no 'product_name' column", 0)
 local cat_col = columns.categories or columns.category
 local n = 0
+local resolved = {}   -- scans that waited for these names
 for line in file:lines() do
   local f = split(line)
   local code, name = f[code_col], f[name_col]
@@ -28,9 +29,11 @@ for line in file:lines() do
     store.exec([[INSERT INTO products VALUES (?, ?, ?)
                  ON CONFLICT(gtin) DO UPDATE SET name = excluded.name, category = excluded.category]],
                { code, name, category or "other" })
-    store.exec("DELETE FROM unknown_products WHERE gtin = ?", { code })
+    local applied = household.resolve_unknown(code, name, category or "other")
+    if applied ~= 0 then resolved[#resolved + 1] = string.format("%s %+d", name, applied) end
     n = n + 1
   end
 end
 file:close()
 print(string.format("%d products imported from %s into %s", n, path, store.path()))
+if #resolved > 0 then print("counted now, scanned before their names were known: " .. table.concat(resolved, ", ")) end

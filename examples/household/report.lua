@@ -8,6 +8,8 @@ require "rules"   -- the schema, for a fresh database
 local csv_path
 for i = 1, #arg do if arg[i] == "--csv" then csv_path = arg[i + 1] end end
 
+local mode_row = store.query("SELECT value FROM settings WHERE key = 'mode'")[1]
+print(string.format("inventory in %s (scans count as: %s)", store.path(), mode_row and mode_row.value or "purchase"))
 local rows = store.query("SELECT category, name, quantity, unit FROM inventory WHERE quantity > 0 ORDER BY category, name")
 local function qty(n) return math.type(n) == "integer" and tostring(n) or (n == math.floor(n) and string.format("%d", n) or string.format("%.2f", n)) end
 local width = 4

@@ -44,6 +44,12 @@ store.migrate {
                                    first_seen TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP);
     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT);
   ]],
+  -- Scans of a product whose name was not known yet: the stock change they stand for (+1 a
+  -- purchase, -1 a use), applied when import-products.lua brings the name.
+  [2] = [[
+    ALTER TABLE unknown_products ADD COLUMN pending REAL NOT NULL DEFAULT 0;
+    UPDATE unknown_products SET pending = scans;
+  ]],
 }
 
 --- What an invoice line becomes: nil (skipped, with the reason) or {name, category, quantity, unit}.
@@ -74,6 +80,22 @@ local function add_stock(name, category, quantity, unit)
   store.exec([[INSERT INTO inventory (name, category, quantity, unit) VALUES (:name, :category, :quantity, :unit)
                ON CONFLICT(name) DO UPDATE SET quantity = inventory.quantity + excluded.quantity, updated = CURRENT_TIMESTAMP]],
              { name = name, category = category, quantity = quantity, unit = unit })
+end
+
+local function use_stock(name)
+  store.exec("UPDATE inventory SET quantity = CASE WHEN quantity > 1 THEN quantity - 1 ELSE 0 END, updated = CURRENT_TIMESTAMP WHERE name = ?", { name })
+end
+
+--- A product's name arrived (import-products.lua): the scans that waited for it change the stock
+--- now, and it is no longer unknown. Returns the stock change applied (0 when none waited).
+function household.resolve_unknown(gtin, name, category)
+  local row = store.query("SELECT pending FROM unknown_products WHERE gtin = ?", { gtin })[1]
+  if not row then return 0 end
+  local pending = row.pending or 0
+  if pending > 0 then add_stock(name, category or "other", pending, "piece") end
+  for _ = 1, math.min(-pending, 1000) do use_stock(name) end
+  store.exec("DELETE FROM unknown_products WHERE gtin = ?", { gtin })
+  return pending
 end
 
 --- Imports one invoice once. Returns imported lines, skipped lines (with reasons), or nil when
@@ -153,16 +175,19 @@ scan.rule {
     end
     local product = store.query("SELECT name, category FROM products WHERE gtin = ? OR gtin = ?", { p.gtin, p.code })[1]
     if not product then
-      store.exec([[INSERT INTO unknown_products (gtin, scans) VALUES (?, 1)
-                   ON CONFLICT(gtin) DO UPDATE SET scans = unknown_products.scans + 1]], { p.code })
-      ctx.emit { type = "unknown-product", gtin = p.code, hint = "name it with import-products.lua" }
+      local delta = mode() == "purchase" and 1 or -1
+      store.exec([[INSERT INTO unknown_products (gtin, scans, pending) VALUES (?, 1, ?)
+                   ON CONFLICT(gtin) DO UPDATE SET scans = unknown_products.scans + 1,
+                   pending = unknown_products.pending + excluded.pending]], { p.code, delta })
+      ctx.emit { type = "unknown-product", gtin = p.code, pending = delta,
+                 hint = "name it with import-products.lua: this scan counts then" }
       return
     end
     local m = mode()
     if m == "purchase" then
       add_stock(product.name, product.category or "other", 1, "piece")
     else
-      store.exec("UPDATE inventory SET quantity = CASE WHEN quantity > 1 THEN quantity - 1 ELSE 0 END, updated = CURRENT_TIMESTAMP WHERE name = ?", { product.name })
+      use_stock(product.name)
     end
     ctx.emit { type = m == "purchase" and "added" or "used", name = product.name }
   end,
