@@ -102,7 +102,7 @@ final class WatchCommandTests: XCTestCase {
         try FileManager.default.copyItem(atPath: CLI.fixture("ean13.png"), toPath: dir.appendingPathComponent("old.png").path)
         let p = Process()
         p.executableURL = CLI.binary
-        p.arguments = ["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--timeout", "4", dir.path]
+        p.arguments = ["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--timeout", "4", "--new-only", dir.path]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = Pipe()
@@ -121,6 +121,36 @@ final class WatchCommandTests: XCTestCase {
         let seen = records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent + "=" + ($0["text"] as? String ?? $0["error"] as? String ?? "") }
         XCTAssertEqual(seen.sorted(), ["broken.png=not an image: no JPEG, PNG or PNM signature", "moved.png=scanlua-Code128 ok",
                                        "new.png=https://example.com/scanlua"])
+    }
+
+    /// A consume folder as users know it: what is there at the start is scanned first, then new
+    /// files in it and in every folder below it, folders made while watching included.
+    func testWatchedFolderScansWhatIsThereAndItsSubfolders() throws {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("scanlua-consume-\(UUID().uuidString)")
+        try fm.createDirectory(at: dir.appendingPathComponent("2026/12"), withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        try fm.copyItem(atPath: CLI.fixture("ean13.png"), toPath: dir.appendingPathComponent("old.png").path)
+        try fm.copyItem(atPath: CLI.fixture("ean8.png"), toPath: dir.appendingPathComponent("2026/12/deep.png").path)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--timeout", "4", dir.path]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = Pipe()
+        try p.run()
+        Thread.sleep(forTimeInterval: 1)
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: dir.appendingPathComponent("2026/12/new.png").path)
+        try fm.createDirectory(at: dir.appendingPathComponent("later"), withIntermediateDirectories: true)
+        Thread.sleep(forTimeInterval: 0.3)
+        try fm.copyItem(atPath: CLI.fixture("code128.png"), toPath: dir.appendingPathComponent("later/made.png").path)
+        p.waitUntilExit()
+        let records = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let seen = records.map { ($0["source"] as? String ?? "").replacingOccurrences(of: dir.path + "/", with: "") + "=" + ($0["text"] as? String ?? "") }
+        XCTAssertEqual(Array(seen.prefix(2)), ["2026/12/deep.png=96385074", "old.png=4719512002889"], "what was there, first, sorted")
+        XCTAssertEqual(Set(seen.dropFirst(2)), ["2026/12/new.png=https://example.com/scanlua", "later/made.png=scanlua-Code128 ok"])
+        XCTAssertEqual(seen.count, 4, "each once")
     }
 
     func testCameraErrorsAPersonUnderstands() throws {

@@ -183,6 +183,7 @@ extension Option {
             Option("torch", "--torch", .choice(["on", "off"]), "on|off", "The camera's torch (V4L2 flash LED control)."),
             Option("beep", "--beep", .flag, config: true, "Ring the terminal bell for each accepted code."),
             Option("quiet", "--quiet", .flag, "", "No live status line on stderr."),
+            Option("new_only", "--new-only", .flag, "", "A watched folder: skip the images already in it (default: scan them first)."),
         ]),
         // Scripts (every command that runs them)
         (OptionGroup.scripts, [

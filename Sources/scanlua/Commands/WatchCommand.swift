@@ -36,7 +36,7 @@ enum WatchCommand {
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("interval"))]))
         let source: FrameSource
-        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size) } catch {
+        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size, newOnly: o.bool("new_only") == true) } catch {
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure
         }

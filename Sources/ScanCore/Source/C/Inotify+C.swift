@@ -2,45 +2,86 @@
 import Foundation
 import Glibc
 
-/// One inotify descriptor watching one directory for finished files (closed after writing, or
-/// moved in). Closed in deinit.
+/// One inotify descriptor watching a directory and every folder below it for finished files
+/// (closed after writing, or moved in); folders created or moved in while watching are watched
+/// too. Closed in deinit.
 final class DirectoryWatch {
     private let fd: Int32
     let directory: String
+    /// Watch descriptor -> the folder it watches.
+    private var folders: [Int32: String] = [:]
 
     init(directory: String) throws(SourceError) {
         self.directory = directory
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw SourceError("\(directory): inotify: \(String(cString: strerror(errno)))") }
-        // IN_CLOSE_WRITE: a writer finished; IN_MOVED_TO: a finished file was moved in.
-        guard inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) >= 0 else {
-            let reason = String(cString: strerror(errno))
+        do { try add(directory) } catch {
             close(fd)
-            throw SourceError("\(directory): cannot watch: \(reason)")
+            throw error
         }
+        for sub in Self.subfolders(of: directory) { try? add(sub) }
     }
 
     deinit { close(fd) }
 
-    /// Waits up to `milliseconds` for files to finish; returns their names (maybe none).
-    /// The corresponding C functions are `poll` and `read`.
-    func wait(milliseconds: Int) throws(SourceError) -> [String] {
+    /// Watches one folder. The corresponding C function is `inotify_add_watch`.
+    private func add(_ folder: String) throws(SourceError) {
+        // IN_CLOSE_WRITE: a writer finished; IN_MOVED_TO: a finished file (or a folder) moved in;
+        // IN_CREATE: a folder was made.
+        let wd = inotify_add_watch(fd, folder, UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ONLYDIR))
+        guard wd >= 0 else { throw SourceError("\(folder): cannot watch: \(String(cString: strerror(errno)))") }
+        folders[wd] = folder
+    }
+
+    /// Every folder below `dir` (hidden ones skipped).
+    static func subfolders(of dir: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: dir) else { return [] }
+        var out: [String] = []
+        while let rel = walker.nextObject() as? String {
+            if (rel as NSString).lastPathComponent.hasPrefix(".") { walker.skipDescendants(); continue }
+            var isDir: ObjCBool = false
+            let full = (dir as NSString).appendingPathComponent(rel)
+            if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), isDir.boolValue { out.append(full) }
+        }
+        return out
+    }
+
+    /// What happened: files that finished, and folders that appeared (now watched as well).
+    struct Events {
+        var files: [String] = []
+        var newFolders: [String] = []
+    }
+
+    /// Waits up to `milliseconds` for files to finish. The corresponding C functions are `poll` and `read`.
+    func wait(milliseconds: Int) throws(SourceError) -> Events {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&p, 1, Int32(milliseconds))
         if ready < 0 && errno != EINTR { throw SourceError("\(directory): poll: \(String(cString: strerror(errno)))") }
-        guard ready > 0 else { return [] }
+        var events = Events()
+        guard ready > 0 else { return events }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return [] }
+        guard n > 0 else { return events }
         var i = 0
         let header = MemoryLayout<inotify_event>.size
-        var names: [String] = []
-        while i + header <= n {
-            let len = Int(buffer[i + 12]) | Int(buffer[i + 13]) << 8 | Int(buffer[i + 14]) << 16 | Int(buffer[i + 15]) << 24
-            let nameBytes = buffer[(i + header)..<min(n, i + header + len)].prefix { $0 != 0 }
-            names.append(String(decoding: nameBytes, as: UTF8.self))
-            i += header + len
+        func int32(_ at: Int) -> UInt32 {
+            UInt32(buffer[at]) | UInt32(buffer[at + 1]) << 8 | UInt32(buffer[at + 2]) << 16 | UInt32(buffer[at + 3]) << 24
         }
-        return names
+        while i + header <= n {
+            let wd = Int32(bitPattern: int32(i)), mask = int32(i + 4), len = Int(int32(i + 12))
+            let nameBytes = buffer[(i + header)..<min(n, i + header + len)].prefix { $0 != 0 }
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            i += header + len
+            guard let folder = folders[wd], !name.isEmpty, !name.hasPrefix(".") else { continue }
+            let path = (folder as NSString).appendingPathComponent(name)
+            if mask & UInt32(IN_ISDIR) != 0 {
+                if mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
+                    for f in [path] + Self.subfolders(of: path) where (try? add(f)) != nil { events.newFolders.append(f) }
+                }
+            } else if mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) != 0 {
+                events.files.append(path)
+            }
+        }
+        return events
     }
 }
