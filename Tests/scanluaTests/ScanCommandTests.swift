@@ -97,6 +97,19 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertFalse(second.stderr.contains("photo.gif"), "said by shard 1 only")
     }
 
+    /// Under a pseudo-terminal (script(1)), a scan of many images shows a progress line, and
+    /// every record starts on a cleared line: none is glued to the progress text.
+    func testProgressLineUnderATerminalIsClearedBeforeEachRecord() throws {
+        let command = "'\(CLI.binary.path)' scan --raw --no-default-scripts '\(CLI.packageRoot.path)/Tests/ScanCoreTests/Fixtures'"
+        let output = try Process.output("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"])
+        XCTAssertTrue(output.range(of: #"\d+/\d+ images  [0-9.]+/s  \d+:\d\d left"#, options: .regularExpression) != nil, output)
+        XCTAssertNil(output.range(of: "left(?!\r\u{1B}\\[K)", options: .regularExpression), "a progress line is always cleared before what follows")
+        XCTAssertTrue(output.contains("https://example.com/scanlua\r\n"))
+        // Not a terminal (a pipe): no progress line at all.
+        let piped = try CLI.run(["scan", "--raw", "--no-default-scripts", CLI.packageRoot.path + "/Tests/ScanCoreTests/Fixtures"])
+        XCTAssertFalse(piped.stderr.contains("left"), piped.stderr)
+    }
+
     func testRawAndTextFormats() throws {
         let raw = try CLI.run(["scan", "--raw", CLI.fixture("qr-big5.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")

@@ -153,6 +153,15 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(seen.count, 4, "each once")
     }
 
+    /// The watch status line under a pseudo-terminal is cleared before each record (it was
+    /// printed as `frames 1 66.5 fps codes 0 dropped 0 QR-Code:CODE-A`).
+    func testTheStatusLineIsNeverGluedToARecord() throws {
+        let command = "'\(CLI.binary.path)' watch --no-default-scripts --format text --duplicates all --max-fps 4 --max-frames 8 '\(CLI.fixture("stream-10fps.y4m"))'"
+        let output = try Process.output("/usr/bin/script", ["-q", "-e", "-c", command, "/dev/null"])
+        XCTAssertTrue(output.contains(" fps  codes "), output)
+        XCTAssertNil(output.range(of: #"dropped \d+[^\r]"#, options: .regularExpression), "a status line is always cleared or ended before what follows: \(output)")
+    }
+
     func testCameraErrorsAPersonUnderstands() throws {
         let missing = try CLI.run(["watch", "/dev/video99"])
         XCTAssertEqual(missing.status, 1)

@@ -48,7 +48,12 @@ enum ScanCommand {
             return ExitStatus.success
         }
         if source.inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
+        // Many inputs and a person watching: a progress line (cleared before each record).
+        let progress = StatusLine(enabled: Console.stderrIsTerminal && source.inputs.count >= 10)
+        let total = source.inputs.count
+        session.onFrame = { report, _ in progress.progress(done: report.frames + report.failedInputs, total: total) }
         let report = session.run(source)
+        progress.finish(keep: false)
         if report.failedInputs > 0 { return finalStatus(report, ExitStatus.failure) }
         return finalStatus(report, source.inputs.isEmpty || report.emptyFrames > 0 ? ExitStatus.nothingFound : ExitStatus.success)
     }

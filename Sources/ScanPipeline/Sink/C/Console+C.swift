@@ -8,12 +8,39 @@ import Foundation
 public enum Console {
     nonisolated(unsafe) private static let out: UnsafeMutablePointer<FILE> = fdopen(1, "w")!
 
+    /// Set while a status or progress line is on the terminal (``drawTransient(_:)``): the next
+    /// record or message clears it first, so nothing is glued to it.
+    nonisolated(unsafe) private static var transientShown = false
+    private static let stdoutIsTerminal = isatty(1) != 0
+
+    private static func clearTransient(forStdout: Bool) {
+        guard transientShown, !forStdout || stdoutIsTerminal else { return }
+        transientShown = false
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
     /// Appends text to standard output (buffered).
-    public static func write(_ text: String) { fputs(text, out) }
+    public static func write(_ text: String) { clearTransient(forStdout: true); fputs(text, out) }
 
     /// Appends UTF-8 bytes to standard output (buffered).
     public static func write(bytes: [UInt8]) {
+        clearTransient(forStdout: true)
         bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, out) }
+    }
+
+    /// Draws a line on stderr that the next output replaces (a status or progress line): the
+    /// records written so far are flushed first, so they come before it.
+    public static func drawTransient(_ text: String) {
+        _ = flush()
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
+        transientShown = true
+    }
+
+    /// Ends a transient line: kept on its own line (`keep`) or erased.
+    public static func endTransient(keep: Bool) {
+        guard transientShown else { return }
+        transientShown = false
+        FileHandle.standardError.write(Data((keep ? "\n" : "\r\u{1B}[K").utf8))
     }
 
     /// Whether standard error is a terminal (the status line is drawn only there).
@@ -21,7 +48,7 @@ public enum Console {
     public static var stderrIsTerminal: Bool { isatty(2) != 0 }
 
     /// Writes text to standard error at once.
-    public static func error(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    public static func error(_ text: String) { clearTransient(forStdout: false); FileHandle.standardError.write(Data(text.utf8)) }
 
     /// Flushes stdout. Returns the error text if anything could not be written (disk full, closed pipe).
     public static func flush() -> String? {
