@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN = .build/debug/scanlua
 
-.PHONY: demo test build deps fixtures corpus-report fuzz check-asan clean
+.PHONY: demo test build deps fixtures corpus-report fuzz check-asan install clean
 
 # For a person first (the invoice with its items, the product with its country, the URL with its
 # warnings), then one NDJSON record, the format for programs.
@@ -57,6 +57,24 @@ corpus-report:
 	scripts/install-deps bench
 	$(SWIFT) build -c release
 	scripts/corpus-report
+
+# The release binary, the shipped Lua library, the man page and bash/zsh/fish completions under
+# PREFIX (made by the binary itself from its help texts). CONFIG=debug installs the debug build.
+PREFIX ?= /usr/local
+CONFIG ?= release
+install:
+	scripts/install-deps build
+	$(SWIFT) build -c $(CONFIG)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/scanlua $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/$(CONFIG)/scanlua $(DESTDIR)$(PREFIX)/bin/scanlua
+	rm -rf $(DESTDIR)$(PREFIX)/share/scanlua/scripts
+	cp -R scripts $(DESTDIR)$(PREFIX)/share/scanlua/scripts
+	.build/$(CONFIG)/scanlua manpage > $(DESTDIR)$(PREFIX)/share/man/man1/scanlua.1
+	.build/$(CONFIG)/scanlua completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scanlua
+	.build/$(CONFIG)/scanlua completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_scanlua
+	.build/$(CONFIG)/scanlua completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/scanlua.fish
 
 clean:
 	rm -rf .build

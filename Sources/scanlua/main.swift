@@ -8,7 +8,7 @@ let version = "0.2.0"
 let commands: [Command] = [ScanCommand.command, WatchCommand.command, DevicesCommand.command, SimulateCommand.command,
                            TestCommand.command, RunCommand.command, BenchCommand.command, TrustCommand.command,
                            OutboxCommand.command, ExportCommand.command, QueueCommands.enqueue, QueueCommands.worker,
-                           QueueCommands.results]
+                           QueueCommands.results, ShellCommands.manpage, ShellCommands.completions]
 
 let overview = """
     OVERVIEW: A Lua-scriptable barcode and QR scanning engine.

@@ -6,7 +6,7 @@ import XCTest
 /// `SCANLUA_UPDATE_GOLDEN=1 swift test --filter HelpGoldenTests` and review the diff.
 final class HelpGoldenTests: XCTestCase {
     static let commands = ["scan", "watch", "devices", "simulate", "test", "run", "bench", "trust", "outbox", "export",
-                           "enqueue", "worker", "results"]
+                           "enqueue", "worker", "results", "manpage", "completions"]
 
     func check(_ args: [String], golden name: String) throws {
         let r = try CLI.run(args)
