@@ -140,6 +140,32 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 0)
     }
 
+    /// Mistakes in a spec stop the load at the user's file:line, not inside scanlua's prelude.
+    func testSpecMistakesAreErrorsAtTheUsersLine() throws {
+        let cases: [(String, String)] = [
+            ("scan.parser { name = 'a', symbology = 'qrcode', parse = function() end }",
+             "scan.parser: unknown field 'symbology'; did you mean 'symbologies'? (fields: name, parse, match, symbologies, priority, when)"),
+            ("scan.parser { name = 'a', symbologies = { 'qrcode', 'qr' }, parse = function() end }",
+             "scan.parser: unknown symbology 'qr' in 'symbologies' (built in: qrcode, ean13,"),
+            ("scan.parser { parse = function() end }", "scan.parser: 'name' must be a non-empty string"),
+            ("scan.rule { name = 'r', onn = 'url', run = function() end }", "scan.rule: unknown field 'onn'; did you mean 'on'?"),
+            ("scan.summary { type = 'x', format = function() end, colour = 'red' }", "scan.summary: unknown field 'colour'"),
+        ]
+        for (spec, message) in cases {
+            let path = try write("spec.lua", "local scan = require 'scan'\n\n" + spec + "\n")
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--script", path, "--text", "x"])
+            XCTAssertEqual(r.status, 2, spec)
+            XCTAssertTrue(r.stderr.contains("spec.lua:3: " + message), "\(spec)\n\(r.stderr)")
+        }
+        // A Lua decoder's symbology may key a parser once the decoder is registered.
+        let ok = try write("ok.lua", """
+            local scan = require 'scan'
+            scan.decoder { name = 'dots', kind = 'image', decode = function() end }
+            scan.parser { name = 'dotty', symbologies = 'dots', parse = function() end }
+            """)
+        XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--script", ok, "--text", "x"]).status, 0)
+    }
+
     /// A list field stays a JSON list when empty (json.array, honoured by the record encoder).
     func testEmptyWarningsAreAJSONList() throws {
         let r = try CLI.run(["simulate", "--text", "https://example.com/"])

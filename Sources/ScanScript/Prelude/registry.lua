@@ -14,7 +14,43 @@ local function where(fn)
   return info.short_src .. ":" .. info.linedefined
 end
 
-local function spec_error(api, msg) error(api .. ": " .. msg, 3) end
+-- Where the user's call is: the first Lua frame outside the prelude (a mistake in a spec is
+-- named at the user's file:line, not in the prelude's checking code).
+local function user_where()
+  for level = 3, 30 do
+    local info = getinfo(level, "Sl")
+    if not info then break end
+    if info.what ~= "C" and not sfind(info.short_src, "^prelude/") then
+      return info.short_src .. ":" .. (info.currentline or 0) .. ": "
+    end
+  end
+  return ""
+end
+
+local function spec_error(api, msg) error(user_where() .. api .. ": " .. msg, 0) end
+
+-- The fields each spec may have: anything else is a mistake (`symbology` for `symbologies`).
+local spec_fields = {
+  ["scan.parser"] = { "name", "parse", "match", "symbologies", "priority", "when" },
+  ["scan.rule"] = { "name", "run", "on", "when" },
+  ["scan.decoder"] = { "name", "decode", "kind", "directions", "step", "min_lines" },
+  ["scan.summary"] = { "type", "format" },
+}
+local function check_fields(api, spec)
+  local allowed = {}
+  for _, f in ipairs(spec_fields[api]) do allowed[f] = true end
+  for k in pairs(spec) do
+    if not allowed[k] then
+      local hint = ""
+      if type(k) == "string" and #k >= 3 then
+        for _, f in ipairs(spec_fields[api]) do  -- a near miss: the same but for its last letter
+          if f:sub(1, #k - 1) == k:sub(1, #k - 1) then hint = "; did you mean '" .. f .. "'?"; break end
+        end
+      end
+      spec_error(api, "unknown field '" .. tostring(k) .. "'" .. hint .. " (fields: " .. table.concat(spec_fields[api], ", ") .. ")")
+    end
+  end
+end
 
 local function string_set(api, field, v)
   if v == nil then return nil end
@@ -30,6 +66,7 @@ end
 
 local function check_common(api, spec, names)
   if type(spec) ~= "table" then spec_error(api, "expected a table, got " .. type(spec)) end
+  check_fields(api, spec)
   if type(spec.name) ~= "string" or spec.name == "" then spec_error(api, "'name' must be a non-empty string") end
   if names[spec.name] then spec_error(api, "a handler named '" .. spec.name .. "' is already registered") end
   if spec.when ~= nil and type(spec.when) ~= "function" then spec_error(api, "'when' must be a function") end
@@ -47,9 +84,16 @@ function scan.parser(spec)
     if not ok then spec_error("scan.parser", "bad 'match' pattern: " .. tostring(err)) end
   end
   if spec.priority ~= nil and type(spec.priority) ~= "number" then spec_error("scan.parser", "'priority' must be a number") end
+  local symbologies = string_set("scan.parser", "symbologies", spec.symbologies)
+  for s in pairs(symbologies or {}) do
+    if not core.known_symbology(s) then
+      spec_error("scan.parser", "unknown symbology '" .. s .. "' in 'symbologies' (built in: " .. table.concat(host.symbologies, ", ")
+        .. "; a Lua decoder's name counts once it is registered)")
+    end
+  end
   local p = {
     kind = "parser", name = spec.name, parse = spec.parse, fn = spec.parse, when = spec.when, match = spec.match,
-    symbologies = string_set("scan.parser", "symbologies", spec.symbologies),
+    symbologies = symbologies,
     priority = spec.priority or 0, order = #parsers + 1, where = where(spec.parse), failures = 0,
   }
   parsers[#parsers + 1] = p
@@ -100,6 +144,7 @@ local summaries = {}
 --- Registers how --format text shows a payload type to people: format(payload) -> text.
 function scan.summary(spec)
   if type(spec) ~= "table" then spec_error("scan.summary", "expected a table, got " .. type(spec)) end
+  check_fields("scan.summary", spec)
   if type(spec.type) ~= "string" then spec_error("scan.summary", "'type' must be a payload type string") end
   if type(spec.format) ~= "function" then spec_error("scan.summary", "'format' must be a function") end
   summaries[spec.type] = { kind = "summary", name = spec.type, fn = spec.format, where = where(spec.format), failures = 0 }
@@ -109,6 +154,7 @@ local decoders, decoder_names = {}, {}
 -- The built-in symbologies (the host's registry): a Lua decoder may not take their names.
 local builtin_names = {}
 for _, n in ipairs(host.symbologies) do builtin_names[n] = true end
+function core.known_symbology(name) return builtin_names[name] == true or decoder_names[name] == true end
 
 --- Registers a decoder: a new symbology read from scan lines or from the frame itself.
 function scan.decoder(spec)
