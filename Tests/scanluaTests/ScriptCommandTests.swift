@@ -166,6 +166,23 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--script", ok, "--text", "x"]).status, 0)
     }
 
+    /// `scanlua test --script t/ticket.lua t` whose test does `require "ticket"`: the module the
+    /// script flag loaded is given back, not run a second time ("already registered" before).
+    func testATestMayRequireTheScriptItWasGiven() throws {
+        _ = try write("t/ticket.lua", """
+            require("scan").parser { name = "ticket", match = "^TICKET:", parse = function(ev) return { type = "ticket", id = ev.text:sub(8) } end }
+            """)
+        _ = try write("t/ticket_test.lua", """
+            require "ticket"
+            describe("ticket", function()
+              it("parses", function() expect(scan.simulate { text = "TICKET:A1" }.payload.id).to_equal("A1") end)
+            end)
+            """)
+        let r = try CLI.run(["test", "--no-default-scripts", "--script", "t/ticket.lua", "t"], cwd: dir)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.hasSuffix("1 passed, 0 failed\n"), r.stdout)
+    }
+
     /// A list field stays a JSON list when empty (json.array, honoured by the record encoder).
     func testEmptyWarningsAreAJSONList() throws {
         let r = try CLI.run(["simulate", "--text", "https://example.com/"])

@@ -288,6 +288,14 @@ public final class ScriptEngine {
                 }
                 return 0
             }),
+            // Whether a file was already run as a script (--script, --scripts): require gives it
+            // back instead of running it twice (its handlers would register twice).
+            ("was_run", .function { [unowned self] L throws(ScriptError) in
+                let path = L.string(at: 1) ?? ""
+                let real = physicalPath(path)
+                L.push(.bool(loadedFiles.contains { $0 == path || (real != nil && physicalPath($0) == real) }))
+                return 1
+            }),
             ("find_module", .function { [unowned self] L throws(ScriptError) in
                 let name = String(decoding: try L.checkString(1, "require"), as: UTF8.self)
                 let (path, tried) = findModule(name)

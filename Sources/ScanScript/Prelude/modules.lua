@@ -15,6 +15,7 @@ local function require_module(name)
   if loading[name] then error("require: loop while loading module '" .. name .. "'", 2) end
   local path, tried = host.find_module(name)
   if not path then error("module '" .. name .. "' not found:" .. tried, 2) end
+  if host.was_run(path) then loaded[name] = true; return true end  -- loaded already by --script
   local src, rerr = host.read_file(path)
   if not src then error(rerr, 0) end
   local fn, err = load(src, "@" .. path, "t", env)
