@@ -19,6 +19,7 @@ func makeEngine(_ o: OptionValues, _ adjust: (inout ScriptOptions) -> Void = { _
     if let n = o.int("memory_limit") { options.limits.memoryLimit = n }
     if let n = o.int("max_failures") { options.limits.maxFailures = n }
     options.database = o.string("db")
+    options.disabled = o.strings("disable")
     adjust(&options)
     do { return try ScriptSetup.makeEngine(options) } catch { throw ScriptLoadFailure(error: error) }
 }

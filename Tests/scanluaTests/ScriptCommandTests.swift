@@ -183,6 +183,28 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.hasSuffix("1 passed, 0 failed\n"), r.stdout)
     }
 
+    /// `--disable NAME` and the config's `disable` switch off one handler, shipped ones included.
+    func testDisableSwitchesOffOneShippedHandler() throws {
+        func type(_ r: CLI.Result) -> String? { (r.records.first?["payload"] as? [String: Any])?["type"] as? String }
+        XCTAssertEqual(type(try CLI.run(["simulate", "--text", "https://example.com/"])), "url")
+        XCTAssertEqual(type(try CLI.run(["simulate", "--disable", "url", "--text", "https://example.com/"])), "raw")
+        XCTAssertEqual(type(try CLI.run(["simulate", "--disable", "url", "--text", "4719512002889", "--symbology", "ean13"])), "product",
+                       "only that one")
+        let config = try write("disable.lua", "require('scan').options { disable = { 'url', 'product' } }\n")
+        XCTAssertEqual(type(try CLI.run(["simulate", "--config", config, "--text", "https://example.com/"])), "raw")
+        let unknown = try CLI.run(["simulate", "--disable", "nope", "--text", "x"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("--disable: no parser or rule is named 'nope' (there are: contact, gs1,"), unknown.stderr)
+    }
+
+    /// `scanlua run SCRIPT --help` hands --help to the script.
+    func testRunPassesHelpToTheScript() throws {
+        let script = try write("args.lua", "print('args: ' .. table.concat(arg, ' '))\n")
+        let r = try CLI.run(["run", script, "--help", "x"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.stdout, "args: --help x\n")
+    }
+
     /// A list field stays a JSON list when empty (json.array, honoured by the record encoder).
     func testEmptyWarningsAreAJSONList() throws {
         let r = try CLI.run(["simulate", "--text", "https://example.com/"])

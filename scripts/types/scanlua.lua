@@ -90,6 +90,7 @@
 ---@field instruction_limit integer?     Instructions per handler call (default 10000000; 0 = unlimited).
 ---@field memory_limit integer?          Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.
 ---@field max_failures integer?          Disable a handler after N failures in a row (default 5).
+---@field disable (string|string[])?     Parsers and rules to switch off once everything is loaded: a list of names (shipped ones too).
 ---@field network (string|string[])?     Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.
 ---@field db string?                     The store's SQLite database file (--db wins).
 -- END options

@@ -204,6 +204,22 @@ public final class ScriptEngine {
         configOptions[key] = value
     }
 
+    /// Switches off parsers and rules by name (`--disable`, `scan.options { disable = ... }`).
+    /// - Throws: a name that no parser or rule has, with the names there are.
+    public func disable(_ names: [String]) throws(ScriptError) {
+        for name in names where !name.isEmpty {
+            var found = false
+            try callCore("disable", [.string(name)], results: 1) { found = lua.bool(at: -1) }
+            if !found {
+                var known: [String] = []
+                try callCore("handler_names", results: 1) {
+                    for i in 0..<lua.rawLength(-1) { lua.rawIndex(-1, i + 1); known.append(lua.string(at: -1) ?? ""); lua.pop() }
+                }
+                throw .argument("--disable: no parser or rule is named '\(name)' (there are: \(known.joined(separator: ", ")))")
+            }
+        }
+    }
+
     private var pendingTrust = false
     private var deferredLog: [String] = []
 

@@ -14,6 +14,8 @@ public struct ScriptOptions {
     public var limits = ScriptLimits()
     /// `--db PATH`: the store's database (else the config's `db`, else the default path).
     public var database: String?
+    /// `--disable NAME` (repeatable): parsers and rules switched off once everything is loaded.
+    public var disabled: [String] = []
 
     public init() {}
 }
@@ -102,6 +104,8 @@ public enum ScriptSetup {
             for file in try scripts(in: dir) { try engine.run(file: file) }
         }
         for file in options.scripts { try engine.run(file: file) }
+        let fromConfig = engine.configOptions.string("disable")?.split(separator: ",").map(String.init) ?? []
+        try engine.disable(options.disabled + fromConfig)
         return engine
     }
 }

@@ -200,6 +200,26 @@ function scan.options(t)
   end
 end
 
+-- Switches off the parsers and rules named `name`; true when there was one.
+function core.disable(name)
+  local found = false
+  for _, list in ipairs { parsers, rules } do
+    for i = #list, 1, -1 do
+      if list[i].name == name then table.remove(list, i); found = true end
+    end
+  end
+  return found
+end
+
+function core.handler_names()
+  local names = {}
+  for _, list in ipairs { parsers, rules } do
+    for _, h in ipairs(list) do names[#names + 1] = h.name end
+  end
+  table.sort(names)
+  return names
+end
+
 --- Lists what is registered (for tools and tests): { parsers = {...}, rules = {...}, decoders = {...} }.
 function scan.handlers()
   local ps, rs = {}, {}
