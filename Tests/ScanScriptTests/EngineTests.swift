@@ -78,16 +78,18 @@ final class EngineTests: XCTestCase {
         XCTAssertEqual(e.process(event("HELLO world", symbology: "code128")).payload.serialized, #"{"type":"raw"}"#)
     }
 
-    func testKeyedParsersFirstThenPriority() throws {
+    func testPriorityFirstThenKeyedParsersThenOrder() throws {
         let e = try engine("""
             local scan = require "scan"
-            scan.parser { name = "generic-high", priority = 100, parse = function() return { type = "g" } end }
+            scan.parser { name = "generic-high", priority = 100, parse = function(ev) if ev.text ~= "g" then return nil end return { type = "g" } end }
+            scan.parser { name = "generic-same", priority = 5, parse = function() return { type = "g5" } end }
             scan.parser { name = "keyed-low", symbologies = "qrcode", priority = 1, parse = function() return { type = "k1" } end }
             scan.parser { name = "keyed-high", symbologies = "qrcode", priority = 5, parse = function(ev) if ev.text == "pass" then return nil end return { type = "k5" } end }
             """)
-        XCTAssertEqual(e.process(event("x")).parser, "keyed-high")
-        XCTAssertEqual(e.process(event("pass")).parser, "keyed-low")
-        XCTAssertEqual(e.process(event("x", symbology: "ean13")).parser, "generic-high")
+        XCTAssertEqual(e.process(event("g")).parser, "generic-high", "priority decides across both kinds")
+        XCTAssertEqual(e.process(event("x")).parser, "keyed-high", "at the same priority, keyed first")
+        XCTAssertEqual(e.process(event("pass")).parser, "generic-same", "then the heuristic of that priority, before lower keyed ones")
+        XCTAssertEqual(e.process(event("x", symbology: "ean13")).parser, "generic-same")
     }
 
     func testEventIsReadOnlyAndHasTheContractFields() throws {

@@ -197,6 +197,16 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("--disable: no parser or rule is named 'nope' (there are: contact, gs1,"), unknown.stderr)
     }
 
+    /// Priority decides across keyed and heuristic parsers: a user's heuristic with priority 90
+    /// beats the shipped url parser (keyed, priority 10); with the default 0 it does not.
+    func testPriorityDecidesAcrossKeyedAndHeuristicParsers() throws {
+        for (priority, expected) in [(90, "mine"), (0, "url")] {
+            let path = try write("mine.lua", "require('scan').parser { name = 'mine', priority = \(priority), match = '^https', parse = function() return {} end }\n")
+            let r = try CLI.run(["simulate", "--script", path, "--text", "https://example.com/"])
+            XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, expected, "priority \(priority)")
+        }
+    }
+
     /// `scanlua run SCRIPT --help` hands --help to the script.
     func testRunPassesHelpToTheScript() throws {
         let script = try write("args.lua", "print('args: ' .. table.concat(arg, ' '))\n")

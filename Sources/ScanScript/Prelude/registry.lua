@@ -98,11 +98,12 @@ function scan.parser(spec)
   }
   parsers[#parsers + 1] = p
   parser_names[p.name] = true
-  -- Keyed parsers (with symbologies) first, then heuristics; higher priority first; then registration order.
+  -- Higher priority first, across keyed parsers (with symbologies) and heuristics alike; at the
+  -- same priority keyed ones first; then registration order.
   tsort(parsers, function(a, b)
+    if a.priority ~= b.priority then return a.priority > b.priority end
     local ka, kb = a.symbologies and 0 or 1, b.symbologies and 0 or 1
     if ka ~= kb then return ka < kb end
-    if a.priority ~= b.priority then return a.priority > b.priority end
     return a.order < b.order
   end)
   return spec.name
