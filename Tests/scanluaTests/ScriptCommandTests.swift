@@ -207,6 +207,29 @@ final class ScriptCommandTests: XCTestCase {
         }
     }
 
+    /// Every registration returns a handle; scan.remove takes it away (and frees its name).
+    func testEveryRegistrationReturnsAHandleThatRemoveTakesAway() throws {
+        let path = try write("handles.lua", """
+            local scan = require "scan"
+            local p = scan.parser { name = "p", parse = function() return { type = "p" } end }
+            local r = scan.rule { name = "r", run = function(_, ctx) ctx.emit { type = "ran" } end }
+            local s = scan.summary { type = "p", format = function() return "P" end }
+            local h = scan.on_stop(function() end)
+            local d = scan.decoder { name = "dots", kind = "image", decode = function() end }
+            assert(p.kind == "parser" and p.name == "p" and r.kind == "rule" and d.kind == "decoder")
+            assert(scan.remove(p) == true and scan.remove(r) == true and scan.remove(s) and scan.remove(h) and scan.remove(d))
+            assert(not pcall(function() p.name = "x" end), "handles are read-only")
+            local ok, err = pcall(scan.remove, { kind = "parser", name = "p" })
+            assert(not ok and err:find("expected a handle"), err)
+            scan.parser { name = "again", parse = function(ev) if ev.text == "again" then return { type = "again" } end end }
+            scan.rule { name = "r", run = function() end }  -- the name is free again
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", path, "--text", "x"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, "raw", "the removed parser is gone")
+        XCTAssertNil(r.records.first?["emitted"], "the removed rule is gone")
+    }
+
     /// `scanlua run SCRIPT --help` hands --help to the script.
     func testRunPassesHelpToTheScript() throws {
         let script = try write("args.lua", "print('args: ' .. table.concat(arg, ' '))\n")

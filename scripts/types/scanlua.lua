@@ -159,36 +159,50 @@ function Frame:adaptive(r, offset) end
 ---@class scanlua.scan
 local scan = {}
 
+---What a registration returns; scan.remove takes it away.
+---@class scanlua.Handle
+---@field kind "parser"|"rule"|"decoder"|"summary"|"hook"
+---@field name string
+
 ---Runs fn before a session's first frame (scanlua watch).
 ---@param fn fun()
+---@return scanlua.Handle
 function scan.on_start(fn) end
 
 ---Runs fn after each frame with all its symbols (before duplicate filtering).
 ---@param fn fun(frame: {source: string, index: integer, time: number, width: integer, height: integer, symbols: {symbology: string, text: string}[]})
+---@return scanlua.Handle
 function scan.on_frame(fn) end
 
 ---Runs fn when a session ends.
 ---@param fn fun(session: {frames: integer, accepted: integer, dropped: integer})
+---@return scanlua.Handle
 function scan.on_stop(fn) end
 
 ---Registers how --format text shows a payload type to people.
 ---@param spec {type: string, format: fun(payload: scanlua.Payload): string}
+---@return scanlua.Handle
 function scan.summary(spec) end
 
 ---Registers a decoder for a new symbology (see docs/new-code-types.md).
 ---@param spec scanlua.DecoderSpec
----@return string name
+---@return scanlua.Handle
 function scan.decoder(spec) end
 
 ---Registers a parser: symbol -> payload. The first parser that returns a table claims the symbol.
 ---@param spec scanlua.ParserSpec
----@return string name
+---@return scanlua.Handle
 function scan.parser(spec) end
 
 ---Registers a rule: payload -> actions. Every matching rule runs, in registration order.
 ---@param spec scanlua.RuleSpec
----@return string name
+---@return scanlua.Handle
 function scan.rule(spec) end
+
+---Takes a registration away (and frees its name).
+---@param handle scanlua.Handle
+---@return boolean removed false when it was removed before
+function scan.remove(handle) end
 
 ---Sets engine options (normally from the config file).
 ---@param options scanlua.Options

@@ -74,6 +74,36 @@ end
 
 local scan = {}
 
+-- Every registration returns a handle that scan.remove takes away. A handle only says what it
+-- is ({ kind = "parser", name = "url" }); what it stands for is kept here.
+local handles = setmetatable({}, { __mode = "k" })
+local function handle_for(entry, list, names)
+  local h = setmetatable({}, { __index = { kind = entry.kind, name = entry.name }, __newindex = function()
+    error("a scan handle is read-only", 2) end, __metatable = "scan handle" })
+  handles[h] = { entry = entry, list = list, names = names }
+  return h
+end
+
+--- Takes a registration away: scan.remove(handle) -> true, or false when it was removed before.
+function scan.remove(h)
+  local r = handles[h]
+  if not r then spec_error("scan.remove", "expected a handle returned by scan.parser, rule, decoder, summary or on_*") end
+  handles[h] = nil
+  if r.list.by_key then
+    if r.list.by_key[r.entry.name] ~= r.entry then return false end
+    r.list.by_key[r.entry.name] = nil
+    return true
+  end
+  for i = #r.list, 1, -1 do
+    if r.list[i] == r.entry then
+      table.remove(r.list, i)
+      if r.names then r.names[r.entry.name] = nil end
+      return true
+    end
+  end
+  return false
+end
+
 --- Registers a parser: symbol -> payload. See docs/lua-api.md.
 function scan.parser(spec)
   check_common("scan.parser", spec, parser_names)
@@ -98,6 +128,7 @@ function scan.parser(spec)
   }
   parsers[#parsers + 1] = p
   parser_names[p.name] = true
+  local h = handle_for(p, parsers, parser_names)
   -- Higher priority first, across keyed parsers (with symbologies) and heuristics alike; at the
   -- same priority keyed ones first; then registration order.
   tsort(parsers, function(a, b)
@@ -106,7 +137,7 @@ function scan.parser(spec)
     if ka ~= kb then return ka < kb end
     return a.order < b.order
   end)
-  return spec.name
+  return h
 end
 
 --- Registers a rule: payload -> actions. See docs/lua-api.md.
@@ -121,7 +152,7 @@ function scan.rule(spec)
   }
   rules[#rules + 1] = r
   rule_names[r.name] = true
-  return spec.name
+  return handle_for(r, rules, rule_names)
 end
 
 local hooks = { frame = {}, start = {}, stop = {} }
@@ -129,16 +160,18 @@ local hooks = { frame = {}, start = {}, stop = {} }
 local function add_hook(kind, fn)
   if type(fn) ~= "function" then spec_error("scan.on_" .. kind, "expected a function, got " .. type(fn)) end
   local list = hooks[kind]
-  list[#list + 1] = { kind = "hook", name = "scan.on_" .. kind, fn = fn, where = where(fn), failures = 0 }
+  local entry = { kind = "hook", name = "scan.on_" .. kind, fn = fn, where = where(fn), failures = 0 }
+  list[#list + 1] = entry
+  return handle_for(entry, list, nil)
 end
 
 --- Runs fn(frame) after each frame of a session: { source, index, time, width, height, symbols = {
 --- { symbology, text }, ... } } (all the frame's symbols, before duplicate filtering).
-function scan.on_frame(fn) add_hook("frame", fn) end
+function scan.on_frame(fn) return add_hook("frame", fn) end
 --- Runs fn() when a scanning session starts, before its first frame.
-function scan.on_start(fn) add_hook("start", fn) end
+function scan.on_start(fn) return add_hook("start", fn) end
 --- Runs fn({ frames, accepted, dropped }) when a session ends.
-function scan.on_stop(fn) add_hook("stop", fn) end
+function scan.on_stop(fn) return add_hook("stop", fn) end
 
 local summaries = {}
 
@@ -148,7 +181,9 @@ function scan.summary(spec)
   check_fields("scan.summary", spec)
   if type(spec.type) ~= "string" then spec_error("scan.summary", "'type' must be a payload type string") end
   if type(spec.format) ~= "function" then spec_error("scan.summary", "'format' must be a function") end
-  summaries[spec.type] = { kind = "summary", name = spec.type, fn = spec.format, where = where(spec.format), failures = 0 }
+  local entry = { kind = "summary", name = spec.type, fn = spec.format, where = where(spec.format), failures = 0 }
+  summaries[spec.type] = entry
+  return handle_for(entry, { by_key = summaries }, nil)
 end
 
 local decoders, decoder_names = {}, {}
@@ -178,7 +213,7 @@ function scan.decoder(spec)
   }
   decoders[#decoders + 1] = d
   decoder_names[d.name] = true
-  return spec.name
+  return handle_for(d, decoders, decoder_names)
 end
 
 -- The settings a config may give, with their Lua types (the host's option registry).
