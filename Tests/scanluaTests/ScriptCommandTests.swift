@@ -230,6 +230,19 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertNil(r.records.first?["emitted"], "the removed rule is gone")
     }
 
+    /// A store error in a rule names the rule's line.
+    func testStoreErrorsCarryTheScriptLine() throws {
+        let path = try write("st.lua", """
+            local store = require "store"
+            require("scan").rule { name = "r", run = function()
+              store.exec("INSERT INTO nowhere VALUES (?)", { 1 })
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", dir.appendingPathComponent("st.db").path, "--script", path, "--text", "x"])
+        let message = ((r.records.first?["errors"] as? [[String: Any]])?.first?["message"] as? String) ?? ""
+        XCTAssertTrue(message.hasSuffix("st.lua:3: store: no such table: nowhere (SQLite error 1 in: INSERT INTO nowhere VALUES (?))"), message)
+    }
+
     /// `scanlua run SCRIPT --help` hands --help to the script.
     func testRunPassesHelpToTheScript() throws {
         let script = try write("args.lua", "print('args: ' .. table.concat(arg, ' '))\n")

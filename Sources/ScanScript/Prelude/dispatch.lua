@@ -178,10 +178,19 @@ end
 
 -- The store module for scripts: the host's functions, noting that this event used the store
 -- (its transaction then ends with the event: committed unless a handler failed).
+-- A store error names the script line that made the call (the host's message has no place).
 local store_used = false
 local store = {}
+local function located(ok, ...)
+  if not ok then
+    local msg = ...
+    if type(msg) == "string" then error(msg, 2) end  -- level 2: the caller of store.<fn> (a tail call left no frame between)
+    error(msg, 0)
+  end
+  return ...
+end
 for name, fn in pairs(host.store) do
-  store[name] = function(...) store_used = true; return fn(...) end
+  store[name] = function(...) store_used = true; return located(pcall(fn, ...)) end
 end
 core.store = store
 
