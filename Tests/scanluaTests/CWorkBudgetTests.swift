@@ -63,6 +63,7 @@ final class CWorkBudgetTests: XCTestCase {
             #"table.move({}, 1, math.maxinteger, 2)"#,
             #"local s = string.rep("a", 20000000); for i = 1, 1000 do s:upper() end"#,
             #"local src = "return " .. string.rep("1+", 2000000) .. "1"; for i = 1, 100 do load(src) end"#,
+            #"local f = ("%Z"):rep(100000); for i = 1, 1e9 do os.date(f) end"#,
         ])
     }
 

@@ -80,7 +80,8 @@ local function fill_sandbox()
   local str = deep_copy_lib(string)
   str.dump = nil  -- bytecode is refused by load anyway; dump would leak function internals
   for n, f in pairs(host.limits.patterns) do str[n] = f end
-  meter(str, { "byte", "char", "format", "lower", "upper", "rep", "reverse", "sub", "pack", "unpack" }, "bytes")
+  meter(str, { "byte", "char", "lower", "upper", "rep", "reverse", "sub", "pack", "unpack" }, "bytes")
+  meter(str, { "format" }, "format")
   env.string = frozen(str, "string")
   -- Strings' own metatable (s:match) reads from the same frozen library, and scripts cannot get
   -- at the real one: replacing a string function would change every later handler.
@@ -113,6 +114,7 @@ local function fill_sandbox()
     return function(...) return wrap_results(raw_resume(co, ...)) end
   end
   env.os = copy_fields(os, { "time", "clock", "date", "difftime" })
+  meter(env.os, { "date" }, "strftime")  -- charged per byte of its format
   env.io = {
     -- Reading files under the working directory and the script directories; writing goes through actions.
     open = function(path, mode)
