@@ -100,7 +100,7 @@ void scanlua_charge(lua_State *L, int64_t steps) {
 ** (kind "table"), times log2 of it for sorting (kind "sort"), or the span it moves ("move").
 ** Kind "load" wraps load for the sandbox: text chunks only, and env (the third argument of
 ** metered) when the caller gives none. */
-enum { METER_BYTES, METER_TABLE, METER_SORT, METER_MOVE, METER_LOAD, METER_FORMAT, METER_STRFTIME };
+enum { METER_BYTES, METER_TABLE, METER_SORT, METER_MOVE, METER_LOAD, METER_FORMAT, METER_STRFTIME, METER_REP };
 
 static int l_metered_call(lua_State *L) {
     int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
@@ -122,6 +122,15 @@ static int l_metered_call(lua_State *L) {
     if (kind == METER_BYTES) {
         for (int i = 1; i <= n; i++)
             if (lua_type(L, i) == LUA_TSTRING) cost += (int64_t)(lua_rawlen(L, i) / BYTES_PER_STEP);
+    } else if (kind == METER_REP) {
+        /* string.rep(s, n, sep) loops n times even when s and sep are empty: charge the count and
+        ** the bytes it will copy, before it runs (clamped: hostile counts must not overflow). */
+        if (lua_isinteger(L, 2) || lua_type(L, 2) == LUA_TNUMBER) {
+            lua_Number count = lua_tonumber(L, 2);
+            size_t each = (lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0) + (lua_type(L, 3) == LUA_TSTRING ? lua_rawlen(L, 3) : 0);
+            lua_Number work = count + count * (lua_Number)each / BYTES_PER_STEP;
+            if (work > 0) cost += work > (lua_Number)((int64_t)1 << 60) ? ((int64_t)1 << 60) : (int64_t)work;
+        }
     } else if (kind == METER_FORMAT || kind == METER_STRFTIME) {
         /* A format string is work per directive, not a byte scan: string.format's snprintf calls,
         ** strftime's time-zone lookups (measured: about 66 ns per "%Z"). */
@@ -151,7 +160,7 @@ static int l_metered_call(lua_State *L) {
 }
 
 static int l_metered(lua_State *L) {
-    static const char *const kinds[] = {"bytes", "table", "sort", "move", "load", "format", "strftime", NULL};
+    static const char *const kinds[] = {"bytes", "table", "sort", "move", "load", "format", "strftime", "rep", NULL};
     luaL_checktype(L, 1, LUA_TFUNCTION);
     int kind = luaL_checkoption(L, 2, "bytes", kinds);
     lua_settop(L, 3);

@@ -52,6 +52,8 @@ final class CWorkBudgetTests: XCTestCase {
             #"string.rep("a", 5000):gsub(string.rep("a-", 30) .. "b", "x")"#,
             // A plain find whose first byte matches everywhere: memcmp work per candidate.
             #"local s = string.rep("a", 4000000); local p = string.rep("a", 100000) .. "b"; for i = 1, 100 do s:find(p, 1, true) end"#,
+            // Replacement strings copied in C at every match (found by a review: 31 s).
+            #"string.gsub(("a"):rep(4000), "", ("%0"):rep(1000000))"#,
         ])
     }
 
@@ -64,6 +66,8 @@ final class CWorkBudgetTests: XCTestCase {
             #"local s = string.rep("a", 20000000); for i = 1, 1000 do s:upper() end"#,
             #"local src = "return " .. string.rep("1+", 2000000) .. "1"; for i = 1, 100 do load(src) end"#,
             #"local f = ("%Z"):rep(100000); for i = 1, 1e9 do os.date(f) end"#,
+            // An empty string repeated: no bytes to charge, but the loop runs in C (a review: endless).
+            #"string.rep("", 1e17)"#,
         ])
     }
 

@@ -132,6 +132,11 @@ final class ForwardingTests: XCTestCase {
         XCTAssertTrue(list.stdout.contains("pending\t1 attempts\thttp http://127.0.0.1:\(port)/hook\trule post"), list.stdout)
 
         let server = started(try TestServer.webhook(in: dir, port: port))
+        // Without the allow-list nothing is sent, and nothing is given up on either.
+        let bare = try CLI.run(["outbox", "--db", db, "--flush"])
+        XCTAssertEqual(bare.stdout, "delivered 0, undelivered 2\n")
+        XCTAssertTrue(bare.stderr.contains("not sent to 127.0.0.1:\(port): not on the network allow-list"), bare.stderr)
+        XCTAssertTrue(server.requests.isEmpty)
         let flush = try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(port)"])
         XCTAssertEqual(flush.stdout, "delivered 2, undelivered 0\n", flush.stderr)
         XCTAssertEqual(flush.status, 0)
@@ -205,7 +210,9 @@ final class ForwardingTests: XCTestCase {
               local r = {}
               for i, sql in ipairs { "UPDATE scanlua_outbox SET target = 'http://127.0.0.2/'", "DELETE FROM scanlua_history",
                                      "INSERT INTO scanlua_outbox (key, rule, kind, target, action) VALUES ('k', 'r', 'http', 'x', '{}')",
-                                     "DROP TABLE scanlua_outbox" } do
+                                     "DROP TABLE scanlua_outbox",
+                                     "CREATE TEMP TRIGGER forge AFTER INSERT ON main.scanlua_history BEGIN UPDATE scanlua_history SET text = 'FORGED'; END",
+                                     "CREATE TEMP TABLE scanlua_history (x)" } do
                 r[i] = select(2, pcall(store.exec, sql))
               end
               r.read = #store.query("SELECT * FROM scanlua_outbox")
@@ -215,10 +222,36 @@ final class ForwardingTests: XCTestCase {
         let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--script", rule, "--text", "x"])
         let p = try XCTUnwrap(r.records.first?["payload"] as? [String: Any])
         let errors = try XCTUnwrap(p["errors"] as? [String: Any])
-        for i in 1...4 {
-            XCTAssertTrue((errors[String(i)] as? String ?? "").contains("is scanlua's own (read it, do not write it)"), "\(errors)")
+        for i in 1...6 {
+            XCTAssertTrue((errors[String(i)] as? String ?? "").contains("is scanlua's own (read it, do not write it)"), "\(i): \(errors)")
         }
         XCTAssertEqual(errors["read"] as? Int, 0, "reading is fine")
+    }
+
+    /// A header cannot carry a line break (another header, or a request of its own), and scanlua's
+    /// Idempotency-Key cannot be replaced.
+    func testHeadersCannotInjectLinesOrReplaceTheKey() throws {
+        let server = started(try TestServer.webhook(in: dir))
+        for headers in [#"{ ["X-A"] = "a\r\nIdempotency-Key: attacker" }"#, #"{ ["Idempotency-Key "] = "sp" }"#, #"{ ["X-N\r\nHost"] = "x" }"#] {
+            let rule = try write("h.lua", """
+                require("scan").rule { name = "h", run = function()
+                  return { type = "http", url = "http://127.0.0.1:\(server.port)/h", body = "x", headers = \(headers) }
+                end }
+                """)
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
+            let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
+            XCTAssertEqual(action["status"] as? String, "failed", headers)
+            XCTAssertTrue((action["error"] as? String ?? "").contains("must be an HTTP token and the value one line"), "\(action)")
+        }
+        let own = try write("own.lua", """
+            require("scan").rule { name = "own", run = function()
+              return { type = "http", url = "http://127.0.0.1:\(server.port)/h", body = "x", headers = { ["idempotency-key"] = "mine" } }
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", own, "--text", "x"])
+        let key = (r.records.first?["actions"] as? [[String: Any]])?.first?["idempotency_key"] as? String
+        XCTAssertEqual(server.requests.count, 1, "only the clean request was sent")
+        XCTAssertEqual(server.requests.first?["key"] as? String, key, "scanlua's key, not the rule's")
     }
 
     /// Killed after the server got the request but before the answer: the delivery is still
@@ -277,6 +310,11 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(nd.stdout.split(separator: "\n").count, texts.count)
         XCTAssertEqual(try CLI.run(["export", "--db", db, "--format", "json", "--type", "url"]).stdout, "[]\n")
         XCTAssertEqual(try CLI.run(["export", "--db", db, "--format", "ndjson", "--since", "2999-01-01"]).stdout, "")
+        // Text with a NUL byte comes back whole (it was cut at the NUL once).
+        let nulDB = dir.appendingPathComponent("nul.db").path
+        _ = try CLI.run(["simulate", "--no-default-scripts", "--db", nulDB, "--hex", "68747470733a2f2f676f6f64002e6576696c"])
+        let nul = try CLI.run(["export", "--db", nulDB, "--format", "ndjson"])
+        XCTAssertTrue(nul.stdout.contains(#""text":"https://good\u0000.evil""#), nul.stdout)
         let bad = try CLI.run(["export", "--db", db, "--since", "yesterday"])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("invalid value 'yesterday' for '--since'"), bad.stderr)

@@ -56,6 +56,28 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["trust"], env: env).status, 2)
     }
 
+    /// A link named scanlua.lua would borrow the trust of the file it points to (and run with this
+    /// folder's modules); a relative XDG_STATE_HOME (a folder's own trust list) is ignored.
+    func testALinkedConfigAndARelativeStateHomeAreNotTrusted() throws {
+        let mine = dir.appendingPathComponent("mine"), evil = dir.appendingPathComponent("evil")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: evil, withIntermediateDirectories: true)
+        try "require('scan').options { default_scripts = false }\n".write(to: mine.appendingPathComponent("scanlua.lua"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: mine, env: env).status, 0)
+        try FileManager.default.createSymbolicLink(atPath: evil.appendingPathComponent("scanlua.lua").path,
+                                                   withDestinationPath: mine.appendingPathComponent("scanlua.lua").path)
+        let linked = try CLI.run(["simulate", "--text", "x"], cwd: evil, env: env)
+        XCTAssertEqual(linked.status, 2)
+        XCTAssertTrue(linked.stderr.contains("./scanlua.lua is a symbolic link, so it was not run"), linked.stderr)
+        // A folder shipping st/scanlua/trust that trusts its own config, with XDG_STATE_HOME=st.
+        let shipped = dir.appendingPathComponent("shipped")
+        try FileManager.default.createDirectory(at: shipped.appendingPathComponent("st/scanlua"), withIntermediateDirectories: true)
+        try "require('scan').options { default_scripts = false }\n".write(to: shipped.appendingPathComponent("scanlua.lua"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: shipped, env: ["XDG_STATE_HOME": shipped.appendingPathComponent("st").path]).status, 0)
+        let relative = try CLI.run(["simulate", "--text", "x"], cwd: shipped, env: ["XDG_STATE_HOME": "st", "HOME": dir.path])
+        XCTAssertEqual(relative.status, 2, "the relative state home is ignored, so the config is not trusted")
+    }
+
     func testNoActionWritesTheTrustList() throws {
         // The trust list under the working directory (a scan run from $HOME): append is refused.
         let state = dir.appendingPathComponent("state/scanlua")

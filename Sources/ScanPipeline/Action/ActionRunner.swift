@@ -21,6 +21,7 @@ public final class ActionRunner {
     /// The store whose database holds the outbox (opened at the first delivery).
     public var store = Store(path: Store.defaultPath)
     private let forwarder = Forwarder()
+    private var notAllowedSaid: Set<String> = []
     private var outbox: Outbox?
 
     public init(dryRun: Bool, trusted: Bool) {
@@ -149,9 +150,13 @@ public final class ActionRunner {
                 try? outbox.record(entry.id, state: .failed, error: m, responseStatus: nil)
                 continue
             }
-            // The allow-list holds for queued deliveries too (the database is only a file).
+            // The allow-list holds for queued deliveries too (the database is only a file); one not
+            // on it now stays pending (an allow-list given later may name it) and is not contacted.
             guard network.allows(request.endpoint) else {
-                try? outbox.record(entry.id, state: .failed, error: "\(request.endpoint) is not on the network allow-list", responseStatus: nil)
+                if !notAllowedSaid.contains(request.endpoint.description) {
+                    notAllowedSaid.insert(request.endpoint.description)
+                    Console.error("scanlua: outbox: not sent to \(request.endpoint): not on the network allow-list (--network, the config's network, or --trust)\n")
+                }
                 continue
             }
             switch forwarder.send(request, key: entry.key) {

@@ -59,10 +59,14 @@ final class Forwarder {
             var hasContentType = false
             if let h = action["headers"] {
                 guard case .object(let pairs) = h else { return .failure(.permanent("'headers' must be a table of name = value strings")) }
+                // Checked by Unicode scalar, not Character ("\r\n" is one Character, equal to neither):
+                // a name is an HTTP token, a value has no control characters, so nothing can add a
+                // header or a request of its own.
+                let token = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars)
                 for (name, value) in pairs {
-                    guard case .string(let v) = value, !name.contains(where: { $0 == ":" || $0 == "\r" || $0 == "\n" }),
-                          !v.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                        return .failure(.permanent("header '\(name)' must be a one-line string"))
+                    guard case .string(let v) = value, !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains),
+                          !v.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
+                        return .failure(.permanent("header '\(name)': the name must be an HTTP token and the value one line without control characters"))
                     }
                     if name.lowercased() == "idempotency-key" { continue }  // scanlua's own
                     if name.lowercased() == "content-type" { hasContentType = true }
@@ -101,7 +105,7 @@ final class Forwarder {
         case .http(let method, let headers, let body):
             let result = sendHTTP(method: method, url: request.target, headers: headers + ["Idempotency-Key: \(key)"], body: body,
                                   timeout: request.timeout)
-            if let failure = result.failure { return .retry(failure, status: nil) }
+            if let failure = result.failure { return result.permanent ? .failed(failure, status: nil) : .retry(failure, status: nil) }
             switch result.status {
             case 200..<300: return .delivered(status: result.status)
             case 408, 429, 500..<600: return .retry("HTTP \(result.status)", status: result.status)

@@ -20,7 +20,7 @@ public struct NetworkPolicy: Sendable {
 
     public func allows(_ endpoint: Endpoint) -> Bool {
         if trusted { return true }
-        let host = endpoint.host.lowercased()
+        let host = endpoint.host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return patterns.contains { pattern in
             var hostPattern = pattern, portPattern: Int?
             // host:port, [v6]:port; a bare IPv6 address has more than one colon.

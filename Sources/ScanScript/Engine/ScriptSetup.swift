@@ -53,6 +53,10 @@ public enum ScriptSetup {
             return explicit
         }
         if fm.fileExists(atPath: "scanlua.lua") {
+            // A link would borrow the trust of a file elsewhere, and run with this folder's modules.
+            if (try? fm.destinationOfSymbolicLink(atPath: "scanlua.lua")) != nil {
+                throw .file("./scanlua.lua is a symbolic link, so it was not run: name the file it points to with --config")
+            }
             switch TrustList().verdict(for: "scanlua.lua") {
             case .trusted:
                 return "scanlua.lua"

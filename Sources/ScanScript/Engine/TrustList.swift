@@ -18,7 +18,8 @@ public struct TrustList {
     public init(path: String = TrustList.defaultPath()) { self.path = path }
 
     public static func defaultPath(_ env: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = env["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "") + "/.local/state")
+        // The XDG spec: a relative path is ignored (a folder could ship its own trust list).
+        let base = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((env["HOME"] ?? "") + "/.local/state")
         return base + "/scanlua/trust"
     }
 

@@ -80,7 +80,8 @@ local function fill_sandbox()
   local str = deep_copy_lib(string)
   str.dump = nil  -- bytecode is refused by load anyway; dump would leak function internals
   for n, f in pairs(host.limits.patterns) do str[n] = f end
-  meter(str, { "byte", "char", "lower", "upper", "rep", "reverse", "sub", "pack", "unpack" }, "bytes")
+  meter(str, { "byte", "char", "lower", "upper", "reverse", "sub", "pack", "unpack" }, "bytes")
+  meter(str, { "rep" }, "rep")
   meter(str, { "format" }, "format")
   env.string = frozen(str, "string")
   -- Strings' own metatable (s:match) reads from the same frozen library, and scripts cannot get

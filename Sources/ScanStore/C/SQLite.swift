@@ -119,11 +119,17 @@ private final class Sandbox {
         case SQLITE_FUNCTION:
             return (b ?? "").lowercased() == "load_extension" ? "load_extension() is not allowed in scanlua's store" : nil
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_ALTER_TABLE, SQLITE_CREATE_INDEX,
-             SQLITE_CREATE_TRIGGER, SQLITE_DROP_INDEX, SQLITE_DROP_TRIGGER:
+             SQLITE_CREATE_TRIGGER, SQLITE_DROP_INDEX, SQLITE_DROP_TRIGGER,
+             // TEMP ones too: a temp trigger on a host table would run inside the host's own
+             // writes; a temp table or view of the same name would hide the real one.
+             SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_VIEW,
+             SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_CREATE_TEMP_INDEX:
             // The outbox and the history are scanlua's: a rule that could rewrite a queued delivery's
             // URL would send it past the network allow-list.
-            let table = ([SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE].contains(action) ? a
-                         : action == SQLITE_ALTER_TABLE ? b : b) ?? ""
+            // The table's name is the first argument, except for indexes, triggers and ALTER (the second).
+            let firstIsTable = [SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE, SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE,
+                                SQLITE_CREATE_TEMP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_VIEW].contains(action)
+            let table = (firstIsTable ? a : b) ?? ""
             // (While a statement steps, what is authorized is VACUUM's own copying.)
             if !host, !stepping, StoreLimits.hostTables.contains(table.lowercased()) { return "table \(table) is scanlua's own (read it, do not write it)" }
             return nil
@@ -329,7 +335,9 @@ public final class Database: StoreConnection {
                 switch sqlite3_column_type(stmt, c) {
                 case SQLITE_INTEGER: row.append((name, .integer(sqlite3_column_int64(stmt, c))))
                 case SQLITE_FLOAT: row.append((name, .real(sqlite3_column_double(stmt, c))))
-                case SQLITE_TEXT: row.append((name, .text(String(cString: sqlite3_column_text(stmt, c)))))
+                case SQLITE_TEXT:  // by its byte count: text may hold NUL
+                    let bytes = UnsafeRawBufferPointer(start: sqlite3_column_text(stmt, c), count: Int(sqlite3_column_bytes(stmt, c)))
+                    row.append((name, .text(String(decoding: bytes, as: UTF8.self))))
                 case SQLITE_BLOB:
                     let n = Int(sqlite3_column_bytes(stmt, c))
                     let p = sqlite3_column_blob(stmt, c)
@@ -360,7 +368,11 @@ public final class Database: StoreConnection {
         case .null: return sqlite3_bind_null(stmt, i)
         case .integer(let n): return sqlite3_bind_int64(stmt, i, n)
         case .real(let d): return sqlite3_bind_double(stmt, i, d)
-        case .text(let s): return sqlite3_bind_text(stmt, i, s, -1, transient)
+        case .text(let s):  // with its byte count: text may hold NUL
+            let bytes = Array(s.utf8) + [0]  // never empty: a NULL pointer would bind NULL, not ''
+            return bytes.withUnsafeBufferPointer { buf in
+                buf.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(stmt, i, $0.baseAddress, Int32(bytes.count - 1), transient) }
+            }
         case .blob(let b): return b.withUnsafeBytes { sqlite3_bind_blob(stmt, i, $0.baseAddress, Int32(b.count), transient) }
         }
     }

@@ -6,6 +6,8 @@ import Foundation
 struct HTTPOutcome {
     var status: Int
     var failure: String?
+    /// A failure no retry can mend (a URL libcurl refuses as malformed, a protocol it lacks).
+    var permanent = false
 }
 
 /// Sends one request and waits for its response (at most `timeout` seconds).
@@ -23,7 +25,8 @@ func sendHTTP(method: String, url: String, headers: [String], body: [UInt8], tim
     }
     if response.curl_code != 0 {
         let message = withUnsafeBytes(of: response.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return HTTPOutcome(status: 0, failure: message)
+        // CURLE_UNSUPPORTED_PROTOCOL (1), CURLE_URL_MALFORMAT (3)
+        return HTTPOutcome(status: 0, failure: message, permanent: response.curl_code == 1 || response.curl_code == 3)
     }
     return HTTPOutcome(status: response.status, failure: nil)
 }
