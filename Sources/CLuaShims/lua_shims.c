@@ -123,12 +123,13 @@ static int l_metered_call(lua_State *L) {
         for (int i = 1; i <= n; i++)
             if (lua_type(L, i) == LUA_TSTRING) cost += (int64_t)(lua_rawlen(L, i) / BYTES_PER_STEP);
     } else if (kind == METER_REP) {
-        /* string.rep(s, n, sep) loops n times even when s and sep are empty: charge the count and
-        ** the bytes it will copy, before it runs (clamped: hostile counts must not overflow). */
-        if (lua_isinteger(L, 2) || lua_type(L, 2) == LUA_TNUMBER) {
-            lua_Number count = lua_tonumber(L, 2);
-            size_t each = (lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0) + (lua_type(L, 3) == LUA_TSTRING ? lua_rawlen(L, 3) : 0);
-            lua_Number work = count + count * (lua_Number)each / BYTES_PER_STEP;
+        /* string.rep(s, n, sep) with s and sep empty loops n times making nothing: no allocation
+        ** charges it, so its count is charged before it runs (clamped: hostile counts must not
+        ** overflow). With bytes to copy, the result's allocation is charged (or refused by the
+        ** memory cap, whose message says more). */
+        size_t each = (lua_type(L, 1) == LUA_TSTRING ? lua_rawlen(L, 1) : 0) + (lua_type(L, 3) == LUA_TSTRING ? lua_rawlen(L, 3) : 0);
+        if (each == 0 && lua_type(L, 2) == LUA_TNUMBER) {
+            lua_Number work = lua_tonumber(L, 2) / BYTES_PER_STEP;
             if (work > 0) cost += work > (lua_Number)((int64_t)1 << 60) ? ((int64_t)1 << 60) : (int64_t)work;
         }
     } else if (kind == METER_FORMAT || kind == METER_STRFTIME) {
