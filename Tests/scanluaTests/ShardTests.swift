@@ -26,7 +26,7 @@ final class ShardTests: XCTestCase {
         XCTAssertTrue(got == want, "the same records, each once (\(zip(got, want).filter { $0 != $1 }.count) differ)")
         XCTAssertTrue(sources[0].isDisjoint(with: sources[1]) && sources[1].isDisjoint(with: sources[2]) && sources[0].isDisjoint(with: sources[2]),
                       "no input in two shards")
-        for bad in ["0/3", "4/3", "1/0", "x", "1/2/3"] {
+        for bad in ["0/3", "4/3", "1/0", "x", "1/2/3", "1//2", "+1/2", "/1/2/"] {
             let r = try CLI.run(["scan", "--shard", bad, fixtures])
             XCTAssertEqual(r.status, 2, bad)
             XCTAssertTrue(r.stderr.contains("invalid value '\(bad)' for '--shard': expected I/N with 1 <= I <= N"), r.stderr)

@@ -31,7 +31,8 @@ enum ScanCommand {
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))]))
         var shard: (index: Int, count: Int)?
         if let text = o.string("shard") {
-            let parts = text.split(separator: "/").map { Int($0) }
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) ? Int($0) : nil }
             guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (1...n).contains(i) else {
                 throw UsageError("invalid value '\(text)' for '--shard': expected I/N with 1 <= I <= N, such as 2/8")
             }
