@@ -8,7 +8,7 @@ final class DecoderCommandTests: XCTestCase {
 
     func testPharmacodesFromZintImagesAndNothingFromNoise() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: images).filter { $0.hasPrefix("pharma-") }.sorted()
-        XCTAssertEqual(files.count, 19)
+        XCTAssertEqual(files.count, 21, "with pharma-1234-edge (no quiet zone, zint's default) and pharma-4711-r90 (turned 90°)")
         let r = try CLI.run(["scan", "--symbologies", "none", "--script", pharmacode] + files.map { images + "/" + $0 })
         XCTAssertEqual(r.status, 0, r.stderr)
         let got = r.records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent + "=" + ($0["text"] as? String ?? "?") }

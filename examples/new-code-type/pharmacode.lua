@@ -48,7 +48,8 @@ function pharmacode.decode_bars(widths)
 end
 
 --- Splits a scan line at gaps (spaces over 2.5 times the line's median space, and the line ends)
---- and decodes each part that has quiet zones of at least three spaces on both sides.
+--- and decodes each part that has quiet zones of at least three spaces on both sides. The image's
+--- edge counts as a quiet zone: zint's default output has bars right at the edge.
 function pharmacode.decode_scanline(line)
   local w = line.widths
   local spaces = {}
@@ -60,6 +61,8 @@ function pharmacode.decode_scanline(line)
     local part = table.move(w, first, last, 1, {})
     local before = first == 1 and line.quiet_before or w[first - 1]
     local after = last == #w and line.quiet_after or w[last + 1]
+    if first == 1 and before == 0 then before = math.huge end   -- a bar starting at the edge
+    if last == #w and after == 0 then after = math.huge end
     local value = pharmacode.decode_bars(part)
     local space = part[2] or 0
     if value and before >= 3 * space and after >= 3 * space then values[#values + 1] = tostring(value) end
@@ -77,7 +80,7 @@ end
 scan.decoder {
   name = "pharmacode",
   kind = "linear",
-  directions = "rows",
+  directions = "both",   -- rows for an upright code, columns for one turned 90 degrees
   step = 4,
   min_lines = 3,       -- the same value on three neighbouring scan lines: noise rarely agrees with itself
   decode = pharmacode.decode_scanline,

@@ -31,6 +31,10 @@ describe("pharmacode.decode_scanline", function()
     expect(pharmacode.decode_scanline { widths = w, quiet_before = 24, quiet_after = 30 }).to_equal({ "1234" })
     expect(pharmacode.decode_scanline { widths = w, quiet_before = 10, quiet_after = 30 }).to_equal({})
   end)
+  it("takes the image edge for a quiet zone (zint's default output)", function()
+    local w = widths("nnwwnwnnww")
+    expect(pharmacode.decode_scanline { widths = w, quiet_before = 0, quiet_after = 0 }).to_equal({ "1234" })
+  end)
   it("finds a code between other marks on the line", function()
     local w = { 30, 5, 2 }           -- something else, then a gap of 40
     w[#w + 1] = 40
