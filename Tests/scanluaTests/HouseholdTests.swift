@@ -55,6 +55,14 @@ final class HouseholdTests: XCTestCase {
         XCTAssertEqual(try rows("SELECT version FROM scanlua_migrations ORDER BY version"), ["1", "2"])
     }
 
+    /// In text mode the scan says which database the rules wrote to.
+    func testTextModeNamesTheStore() throws {
+        let r = try scan([images], extra: ["--format", "text"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix("scanlua: store: \(db)\n"), r.stderr)
+        XCTAssertFalse(try scan([images]).stderr.contains("store:"), "NDJSON stays quiet")
+    }
+
     func testShoppingTripImportsOnceAndConsumeDecrements() throws {
         let imported = try CLI.run(["run", "--db", db, "examples/household/import-products.lua", "examples/household/products.csv"])
         XCTAssertEqual(imported.status, 0, imported.stderr)

@@ -178,6 +178,10 @@ public final class ScanSession {
     /// The end of a session: broker connections closed, and a word about deliveries still queued.
     public func finish() {
         runner.close()
+        // For people: which database the scripts wrote to (household.db, or the default store).
+        if engine.store.isOpen, let writer = sink as? RecordWriter, writer.format == .text {
+            Console.error("scanlua: store: \(engine.store.displayPath)\n")
+        }
         let waiting = runner.undelivered
         if waiting > 0 {
             Console.error("scanlua: \(waiting == 1 ? "1 delivery waits" : "\(waiting) deliveries wait") in the outbox of \(engine.store.displayPath)"
