@@ -16,19 +16,7 @@ final class HouseholdTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
-    func rows(_ sql: String) throws -> [String] {
-        try Database(path: db).query(sql).map { row in
-            row.map { col -> String in
-                switch col.1 {
-                case .text(let s): return s
-                case .integer(let n): return String(n)
-                case .real(let d): return d == d.rounded() ? String(Int(d)) : String(d)
-                case .null: return "NULL"
-                case .blob: return "<blob>"
-                }
-            }.joined(separator: "|")
-        }
-    }
+    func rows(_ sql: String) throws -> [String] { try rowTexts(Database(path: db), sql) }
 
     func scan(_ paths: [String], extra: [String] = []) throws -> CLI.Result {
         try CLI.run(["scan", "--config", config, "--db", db] + extra + paths)

@@ -23,19 +23,7 @@ final class PostgresStoreTests: XCTestCase {
 
     var url: String { "postgresql://postgres@127.0.0.1:\(server.port)/scanlua" }
 
-    func rows(_ db: any StoreConnection, _ sql: String) throws -> [String] {
-        try db.query(sql).map { row in
-            row.map { col -> String in
-                switch col.1 {
-                case .text(let s): return s
-                case .integer(let n): return String(n)
-                case .real(let d): return d == d.rounded() ? String(Int(d)) : String(d)
-                case .null: return "NULL"
-                case .blob(let b): return "blob:\(b.count)"
-                }
-            }.joined(separator: "|")
-        }
-    }
+    func rows(_ db: any StoreConnection, _ sql: String) throws -> [String] { try rowTexts(db, sql) }
 
     func testTheStoreAPIWorksTheSameOnPostgreSQL() throws {
         let script = dir.appendingPathComponent("store.lua").path

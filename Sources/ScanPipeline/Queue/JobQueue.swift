@@ -113,6 +113,7 @@ public final class QueueWorker {
             let claimed = try redis.command(["XAUTOCLAIM", queue.stream, group, consumer, String(Int(claimAfter * 1000)), "0-0", "COUNT", "1"])
             if case .error(let e) = claimed { throw RedisError(message: "XAUTOCLAIM: \(e)") }
             var jobs = JobQueue.entries(claimed.items.count > 1 ? claimed.items[1] : .null)
+            let reclaimed = !jobs.isEmpty
             if jobs.isEmpty {
                 let read = try redis.command(["XREADGROUP", "GROUP", group, consumer, "COUNT", "1", "BLOCK", "500", "STREAMS", queue.stream, ">"])
                 if case .error(let e) = read { throw RedisError(message: "XREADGROUP: \(e)") }
@@ -122,16 +123,20 @@ public final class QueueWorker {
                 if let idleExit, Date().timeIntervalSince(idleSince) >= idleExit { return }
                 continue
             }
-            for job in jobs { try process(job, session: session, sink: sink) }
+            for job in jobs { try process(job, reclaimed: reclaimed, session: session, sink: sink) }
             idleSince = Date()
         }
     }
 
-    private func process(_ job: JobQueue.Entry, session: ScanSession, sink: CollectingSink) throws(RedisError) {
+    private func process(_ job: JobQueue.Entry, reclaimed: Bool, session: ScanSession, sink: CollectingSink) throws(RedisError) {
         let redis = queue.redis
         // How often the group handed this job out: a job that keeps killing its workers stops here.
-        let pending = try redis.command(["XPENDING", queue.stream, group, job.id, job.id, "1"])
-        let deliveries = pending.items.first?.items.dropFirst(3).first.flatMap { if case .integer(let n) = $0 { return n }; return nil } ?? 1
+        // A job read new (XREADGROUP >) is on its first delivery: only a reclaimed one needs asking.
+        var deliveries = 1
+        if reclaimed {
+            let pending = try redis.command(["XPENDING", queue.stream, group, job.id, job.id, "1"])
+            deliveries = pending.items.first?.items.dropFirst(3).first.flatMap { if case .integer(let n) = $0 { return n }; return nil } ?? 1
+        }
         let input: Input
         if let path = job.text("path") {
             input = .file(path)

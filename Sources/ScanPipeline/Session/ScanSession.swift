@@ -134,7 +134,8 @@ public final class ScanSession {
         for (event, result) in zip(events, results) {
             var record = ScanRecord(info: event.info, symbol: event.symbol)
             record.payload = result.payload
-            record.actions = runner.carryOut(result.actions, event: Self.identity(of: event))
+            // The scan's identity (for idempotency keys) only when there are actions: this runs per symbol.
+            if !result.actions.isEmpty { record.actions = runner.carryOut(result.actions, event: Self.identity(of: event)) }
             record.emitted = result.emitted
             record.errors = result.errors
             record.summary = result.summary

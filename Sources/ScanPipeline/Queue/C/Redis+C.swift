@@ -48,12 +48,6 @@ public final class RedisConnection {
 
     deinit { redisFree(context) }
 
-    /// How long a command may wait for its reply (0 = forever), for blocking reads.
-    public func setTimeout(_ seconds: Double) {
-        let tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
-        redisSetTimeout(context, tv)
-    }
-
     public func command(_ args: [String]) throws(RedisError) -> RedisReply {
         try command(args.map { Array($0.utf8) })
     }
