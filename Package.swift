@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // zxing-cpp 3.1.1, built from its source package by scripts/install-deps (C API, static, C++).
@@ -39,7 +40,7 @@ let package = Package(
                     .embedInCode("Prelude/testing.lua"),
                 ]),
         // ScanSession: source -> decoders -> filter -> scripts -> store -> actions -> sinks.
-        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore", "CCurlShims", "CMosquitto", "CHiredis"]),
+        .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore", "CCurlShims", "CMosquitto", "CHiredis", "CMicroHTTPD"]),
         // The CLI: flag parsing, then a ScanSession.
         .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
         // Fuzz targets for the loaders and the JSON code: libFuzzer under `make fuzz`, else a replayer.
@@ -48,6 +49,6 @@ let package = Package(
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
         .testTarget(name: "ScanPipelineTests", dependencies: ["ScanPipeline"]),
-        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "scanlua-fuzz", "ScanStore"], exclude: ["Lua", "Golden", "Servers"]),
+        .testTarget(name: "scanluaTests", dependencies: ["scanlua", "scanlua-fuzz", "ScanStore", "ScanCore"], exclude: ["Lua", "Golden", "Servers"]),
     ]
 )

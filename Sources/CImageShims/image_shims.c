@@ -1,6 +1,6 @@
 /*
 ** $Id: image_shims.c $
-** setjmp-guarded JPEG and PNG decoders to 8-bit grayscale.
+** setjmp-guarded JPEG and PNG decoders to 8-bit grayscale or RGB, and RGB encoders.
 */
 #include "CImageShims.h"
 
@@ -47,7 +47,7 @@ static void jpeg_guard_warn(j_common_ptr cinfo, int level) {
 }
 
 int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned reduction,
-                        scanlua_gray_image *out, char *err, size_t errlen) {
+                        unsigned channels, scanlua_gray_image *out, char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     jpeg_guard guard;
     uint8_t *volatile pixels = NULL;
@@ -81,7 +81,8 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     /* libjpeg converts YCbCr and RGB to gray itself, but not CMYK or YCCK (print workflows,
     ** Adobe JPEGs): those are read as CMYK and turned to gray below. */
     int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
-    cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_GRAYSCALE;
+    int rgb = channels == 3;
+    cinfo.out_color_space = cmyk ? JCS_CMYK : rgb ? JCS_RGB : JCS_GRAYSCALE;
     if (reduction == 2 || reduction == 4 || reduction == 8) {
         cinfo.scale_num = 1;
         cinfo.scale_denom = reduction;
@@ -89,7 +90,7 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     out->source_width = cinfo.image_width;
     out->source_height = cinfo.image_height;
     jpeg_start_decompress(&cinfo);
-    size_t stride = cinfo.output_width;  /* the gray image's; CMYK rows are read into `line` */
+    size_t stride = (size_t)cinfo.output_width * (rgb ? 3 : 1);  /* CMYK rows are read into `line` */
     pixels = malloc(stride * cinfo.output_height);
     if (pixels == NULL) {
         snprintf(err, errlen, "out of memory for %ux%u pixels", cinfo.output_width, cinfo.output_height);
@@ -116,7 +117,12 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
                 if (!inverted) { c = 255 - c; m = 255 - m; ye = 255 - ye; k = 255 - k; }
                 /* c, m, ye, k are now the light each ink lets through (255 = no ink). */
                 unsigned r = c * k / 255, g = m * k / 255, b = ye * k / 255;
-                pixels[y * stride + x] = (uint8_t)((r * 299 + g * 587 + b * 114) / 1000);
+                if (rgb) {
+                    uint8_t *px = pixels + y * stride + 3 * x;
+                    px[0] = (uint8_t)r; px[1] = (uint8_t)g; px[2] = (uint8_t)b;
+                } else {
+                    pixels[y * stride + x] = (uint8_t)((r * 299 + g * 587 + b * 114) / 1000);
+                }
             }
         }
         free(line);
@@ -152,7 +158,7 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
 ** image.message; it expands palettes, low bit depths and 16-bit samples, and
 ** composites alpha on the background we pass. */
 int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
-                       scanlua_gray_image *out, char *err, size_t errlen) {
+                       unsigned channels, scanlua_gray_image *out, char *err, size_t errlen) {
     png_image image;
     memset(out, 0, sizeof *out);
     memset(&image, 0, sizeof image);
@@ -174,7 +180,7 @@ int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
     ** ImageMagick's intensity uses (Rec. 709 on the encoded values), so zbar
     ** sees the same pixels as under zbarimg; libpng's own RGB-to-gray works in
     ** linear light and differs by one level, which flips marginal reads. */
-    int color = (image.format & PNG_FORMAT_FLAG_COLOR) != 0;
+    int color = (image.format & PNG_FORMAT_FLAG_COLOR) != 0 || channels == 3;
     image.format = color ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
     uint8_t *pixels = malloc(PNG_IMAGE_SIZE(image));
     if (pixels == NULL) {
@@ -189,7 +195,7 @@ int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
         free(pixels);
         return SCANLUA_IMAGE_CORRUPT;
     }
-    if (color) {
+    if (color && channels != 3) {
         size_t n = (size_t)image.width * image.height;
         for (size_t i = 0; i < n; i++) {
             const uint8_t *rgb = pixels + 3 * i;
@@ -203,3 +209,83 @@ int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
 }
 
 /* }================================================= */
+
+/* {====================== Encoders ======================} */
+
+int scanlua_jpeg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height, int quality,
+                            uint8_t **out, size_t *outlen, char *err, size_t errlen) {
+    struct jpeg_compress_struct cinfo;
+    jpeg_guard guard;
+    unsigned char *volatile buffer = NULL;
+    unsigned long size = 0;
+    scanlua_gray_image unused;
+    *out = NULL;
+    *outlen = 0;
+    cinfo.err = jpeg_std_error(&guard.pub);
+    guard.pub.error_exit = jpeg_guard_exit;
+    guard.pub.emit_message = jpeg_guard_warn;
+    guard.message[0] = '\0';
+    guard.truncated = 0;
+    guard.out = &unused;
+    memset(&unused, 0, sizeof unused);
+    if (setjmp(guard.env)) {
+        snprintf(err, errlen, "%s", guard.message);
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return SCANLUA_IMAGE_CORRUPT;
+    }
+    jpeg_create_compress(&cinfo);
+    /* libjpeg-turbo grows the buffer with malloc/free as it writes; it is ours at the end. */
+    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &size);
+    cinfo.image_width = width;
+    cinfo.image_height = height;
+    cinfo.input_components = 3;
+    cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(rgb + (size_t)cinfo.next_scanline * width * 3);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *outlen = size;
+    return SCANLUA_IMAGE_OK;
+}
+
+int scanlua_png_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
+                           uint8_t **out, size_t *outlen, char *err, size_t errlen) {
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    image.width = width;
+    image.height = height;
+    image.format = PNG_FORMAT_RGB;
+    *out = NULL;
+    *outlen = 0;
+    /* The first call only measures; the second writes into a buffer of that size. */
+    png_alloc_size_t size = 0;
+    if (!png_image_write_to_memory(&image, NULL, &size, 0, rgb, 0, NULL)) {
+        snprintf(err, errlen, "%s", image.message);
+        png_image_free(&image);
+        return SCANLUA_IMAGE_CORRUPT;
+    }
+    uint8_t *buffer = malloc(size);
+    if (buffer == NULL) {
+        snprintf(err, errlen, "out of memory for a PNG of %lu bytes", (unsigned long)size);
+        return SCANLUA_IMAGE_NOMEM;
+    }
+    if (!png_image_write_to_memory(&image, buffer, &size, 0, rgb, 0, NULL)) {
+        snprintf(err, errlen, "%s", image.message);
+        png_image_free(&image);
+        free(buffer);
+        return SCANLUA_IMAGE_CORRUPT;
+    }
+    *out = buffer;
+    *outlen = size;
+    return SCANLUA_IMAGE_OK;
+}
+
+/* }===================================================== */

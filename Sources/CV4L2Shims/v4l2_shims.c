@@ -208,6 +208,13 @@ int scanlua_camera_torch(scanlua_camera *c, int on, char *err, size_t errlen) {
     return 0;
 }
 
+int scanlua_camera_has_torch(scanlua_camera *c) {
+    struct v4l2_queryctrl q;
+    memset(&q, 0, sizeof q);
+    q.id = V4L2_CID_FLASH_LED_MODE;
+    return xioctl(c->fd, VIDIOC_QUERYCTRL, &q) == 0 && !(q.flags & V4L2_CTRL_FLAG_DISABLED);
+}
+
 void scanlua_camera_close(scanlua_camera *c) {
     if (!c) return;
     if (c->fd >= 0) {

@@ -19,7 +19,8 @@
 #define SCANLUA_IMAGE_TOO_LARGE 2  /* header dimensions exceed max_pixels */
 #define SCANLUA_IMAGE_NOMEM     3  /* the pixel buffer could not be allocated */
 
-/* An 8-bit grayscale image; pixels is malloc'd and owned by the caller.
+/* An 8-bit grayscale (channels 1) or RGB (channels 3, R G B per pixel) image;
+** pixels is malloc'd and owned by the caller.
 ** On SCANLUA_IMAGE_TOO_LARGE, width and height hold the header's claim. */
 typedef struct scanlua_gray_image {
     uint8_t *pixels;
@@ -31,17 +32,32 @@ typedef struct scanlua_gray_image {
     char warning[200];       /* the first of them */
 } scanlua_gray_image;
 
-/* Decode a JPEG straight to 8-bit grayscale. Dimensions are checked against
+/* Decode a JPEG straight to 8-bit grayscale (channels 1) or RGB (channels 3). Dimensions are checked against
 ** max_pixels after reading the header and before any pixel allocation.
 ** reduction 2, 4 or 8 decodes at 1/2, 1/4 or 1/8 size by libjpeg's DCT scaling
 ** (far less work than decoding full size); 1 is full size. */
 int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned reduction,
-                        scanlua_gray_image *out, char *err, size_t errlen);
+                        unsigned channels, scanlua_gray_image *out, char *err, size_t errlen);
 
-/* Decode a PNG (any bit depth, palette, 16-bit) to 8-bit grayscale, with
-** alpha composited on white. Same size check as scanlua_jpeg_decode. */
+/* Decode a PNG (any bit depth, palette, 16-bit) to 8-bit grayscale (channels 1)
+** or RGB (channels 3), with alpha composited on white. Same size check as
+** scanlua_jpeg_decode. */
 int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
-                       scanlua_gray_image *out, char *err, size_t errlen);
+                       unsigned channels, scanlua_gray_image *out, char *err, size_t errlen);
+
+/* }============================================================ */
+
+/* {====================== Image encoding ======================} */
+
+/* Encode an 8-bit RGB image (3 bytes per pixel, rows without padding) as a
+** baseline JPEG of this quality (1-100). *out is malloc'd (free it) and holds
+** *outlen bytes. Returns SCANLUA_IMAGE_OK, or another status with err set. */
+int scanlua_jpeg_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height, int quality,
+                            uint8_t **out, size_t *outlen, char *err, size_t errlen);
+
+/* Encode an 8-bit RGB image as PNG, with the same ownership rules. */
+int scanlua_png_encode_rgb(const uint8_t *rgb, uint32_t width, uint32_t height,
+                           uint8_t **out, size_t *outlen, char *err, size_t errlen);
 
 /* }============================================================ */
 

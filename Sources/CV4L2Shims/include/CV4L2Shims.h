@@ -41,6 +41,9 @@ void scanlua_camera_release(scanlua_camera *c);
 /* Torch (flash LED in torch mode) on or off. 0: done; -1: the device has no such control. */
 int scanlua_camera_torch(scanlua_camera *c, int on, char *err, size_t errlen);
 
+/* 1 when the device has the torch control (V4L2_CID_FLASH_LED_MODE), else 0. */
+int scanlua_camera_has_torch(scanlua_camera *c);
+
 void scanlua_camera_close(scanlua_camera *c);
 
 /* One line per capture format for `scanlua devices`: "FOURCC description: WxH WxH ...".

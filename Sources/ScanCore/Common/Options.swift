@@ -1,7 +1,7 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, scripts, simulate, bench, run, trust, outbox, export, batch, queue
+    case output, decoding, session, stream, preview, scripts, simulate, bench, run, trust, outbox, export, batch, queue
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -185,6 +185,13 @@ extension Option {
             Option("quiet", "--quiet", .flag, "", "No live status line on stderr."),
             Option("new_only", "--new-only", .flag, "", "A watched folder: skip the images already in it (default: scan them first)."),
         ]),
+        // What a person sees of a watch session besides the records
+        (OptionGroup.preview, [
+            Option("serve", "--serve", .text, "HOST:PORT",
+                   "Serve a live preview page on HOST:PORT (host 127.0.0.1 unless given): the frames\n"
+                   + "with each code outlined, the latest codes, the counters, the torch switch."),
+            Option("save_frames", "--save-frames", .text, "DIR", "Keep each frame in which a code was accepted, as a JPEG in DIR."),
+        ]),
         // Scripts (every command that runs them)
         (OptionGroup.scripts, [
             Option("script", "--script", .list, "FILE", "Load a Lua script (repeatable)."),
@@ -246,6 +253,8 @@ extension Option {
         ]),
         // Batches (scan)
         (OptionGroup.batch, [
+            Option("annotate", "--annotate", .text, "DIR",
+                   "Write a copy of each input to DIR, the same size, with every code outlined and\nlabelled (JPEG inputs stay JPEG, the others become PNG)."),
             Option("shard", "--shard", .text, "I/N",
                    "Scan only share I of N (1 <= I <= N) of the inputs: every Nth of the expanded list\n(directories sorted by path) from the Ith on; N processes, I = 1..N, cover each once."),
         ]),

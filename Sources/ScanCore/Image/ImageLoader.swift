@@ -38,6 +38,17 @@ public struct ImageLoader: Sendable {
         return try decode(data, name: name).reduced(by: reduction)
     }
 
+    /// Decodes image bytes in color, at full size: for the copies that annotated images and saved
+    /// frames draw on. PNM files are gray (their samples repeated in R, G and B).
+    public func decodeColor(_ data: Data, name: String) throws(ImageError) -> RGBImage {
+        guard !data.isEmpty else { throw .empty(path: name) }
+        switch ImageFormat.sniff(data) {
+        case .jpeg: return try JPEGDecoder.decodeColor(data, name: name, maxPixels: maxPixels)
+        case .png: return try PNGDecoder.decodeColor(data, name: name, maxPixels: maxPixels)
+        default: return RGBImage(try decode(data, name: name))
+        }
+    }
+
     /// Decodes image bytes; `name` is what errors call the input (a path, or "-" for stdin).
     public func decode(_ data: Data, name: String) throws(ImageError) -> GrayImage {
         guard !data.isEmpty else { throw .empty(path: name) }

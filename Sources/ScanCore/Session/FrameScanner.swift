@@ -6,10 +6,13 @@ public struct DecodedFrame: Sendable {
     public var info: FrameInfo
     /// The symbols the worker decoders read, or why the file could not be loaded.
     public var outcome: Result<[Symbol], ImageError>
-    /// The frame's pixels, kept when the session has decoders of its own to run on them.
+    /// The frame's pixels, kept when the session has decoders of its own to run on them (or
+    /// frame observers to draw them).
     public var image: GrayImage?
     /// When the source handed the item over.
     public var arrival: DispatchTime
+    /// Whether the item was an image file (or stdin), not a frame of a stream.
+    public var still = false
 }
 
 /// Limits of a scanning session.
@@ -34,6 +37,8 @@ public final class FrameScanner: @unchecked Sendable {
     private let loader: ImageLoader
     private let region: Region?
     private let keepImages: Bool
+    /// Hand over the pixels already decoded (video frames, full-size files) for frame observers.
+    private let keepFrames: Bool
     private let pyramid: Pyramid
     /// Image files get every decoder together (one chance per photo); video frames use the
     /// fallback order (the next frame has another chance), as do files with `--effort fast`.
@@ -57,7 +62,7 @@ public final class FrameScanner: @unchecked Sendable {
 
     public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
                 limits: StreamLimits = StreamLimits(), pyramid: Pyramid = Pyramid(effort: .balanced),
-                stillsUseEveryDecoder: Bool = true, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+                stillsUseEveryDecoder: Bool = true, keepFrames: Bool = false, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
         self.stillsUseEveryDecoder = stillsUseEveryDecoder
         // A region in pixels is in full-frame terms: no reduced pass then.
         self.pyramid = region.map { $0.isFraction } ?? true ? pyramid : Pyramid(effort: .thorough)
@@ -66,6 +71,7 @@ public final class FrameScanner: @unchecked Sendable {
         self.loader = loader
         self.region = region
         self.keepImages = !decoders.sessionDecoders.isEmpty
+        self.keepFrames = keepFrames
         self.limits = limits
         self.workers = workers
         self.capacity = workers * 2
@@ -237,7 +243,9 @@ public final class FrameScanner: @unchecked Sendable {
         // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
         // stay inside the frame.
         let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
-        return DecodedFrame(info: info, outcome: .success(inside), image: keepImages ? full : nil, arrival: arrival)
+        var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || keepFrames ? full : nil, arrival: arrival)
+        if case .file = item { decoded.still = true }
+        return decoded
     }
 
     /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and

@@ -40,6 +40,8 @@ public final class ScanSession {
     /// Called after each frame's events went through the scripts, with the frame's arrival (latency).
     public var onFrameDecoded: ((DispatchTime) -> Void)?
     public private(set) var report = SessionReport()
+    /// What sees each decoded frame after its records: annotated copies, saved frames, the preview page.
+    public var observers: [FrameObserver] = []
     private var filter: SessionFilter
     private var sequences = StructuredAppendJoiner()
 
@@ -79,7 +81,7 @@ public final class ScanSession {
         let decoders = decoders()
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
                                    region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
-                                   stillsUseEveryDecoder: settings.effort != .fast)
+                                   stillsUseEveryDecoder: settings.effort != .fast, keepFrames: !observers.isEmpty)
         let frameHooks = engine.hookCount("frame") > 0
         engine.sessionStarted()
         do {
@@ -95,6 +97,7 @@ public final class ScanSession {
         report.storeFailures = engine.storeFailures
         report.dropped = scanner.dropped
         engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped)
+        for o in observers { o.sessionEnded(report) }
         finish()
         return report
     }
@@ -103,8 +106,10 @@ public final class ScanSession {
         switch frame.outcome {
         case .failure(let error):
             report.failedInputs += 1
-            sink.write(ScanRecord(info: frame.info, inputError: error.reason))
+            let record = ScanRecord(info: frame.info, inputError: error.reason)
+            sink.write(record)
             onFrame?(report, 0)
+            for o in observers { o.inputFailed(record) }
         case .success(var symbols):
             if let image = frame.image {
                 for d in sessionDecoders { symbols += d.decode(image, region: settings.region, info: frame.info) }
@@ -119,18 +124,24 @@ public final class ScanSession {
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }
             let accepted = filter.accept(symbols, at: frame.info.time)
             report.accepted = filter.acceptedCount
-            if !accepted.isEmpty { process(ScanEvent.events(of: accepted, info: frame.info)) }
+            let records = accepted.isEmpty ? [] : process(ScanEvent.events(of: accepted, info: frame.info))
             onFrameDecoded?(frame.arrival)
             onFrame?(report, accepted.count)
+            if !observers.isEmpty {
+                let seen = ObservedFrame(info: frame.info, still: frame.still, image: frame.image, symbols: symbols, records: records, report: report)
+                for o in observers { o.frameDone(seen) }
+            }
         }
     }
 
     /// Events (a frame's symbols, or mock scans) through the scripts, the store and the actions
     /// to the sink: one record each, in order. Nothing decoded is dropped: a failing script
     /// leaves its error on the record.
-    public func process(_ events: [ScanEvent]) {
+    @discardableResult
+    public func process(_ events: [ScanEvent]) -> [ScanRecord] {
         let results = engine.process(events)
         var history: [History.Row] = []
+        var records: [ScanRecord] = []
         for (event, result) in zip(events, results) {
             var record = ScanRecord(info: event.info, symbol: event.symbol)
             record.payload = result.payload
@@ -141,6 +152,7 @@ public final class ScanSession {
             record.summary = result.summary
             sink.write(record)
             if keepsHistory { history.append(Self.historyRow(record)) }
+            records.append(record)
         }
         engine.flushDeferredLog()
         if !history.isEmpty {
@@ -149,6 +161,7 @@ public final class ScanSession {
             }
         }
         runner.retryDue()
+        return records
     }
 
     /// With a store named (`--db` or the config's `db`), every record also lands in its history.

@@ -40,6 +40,13 @@ enum ScanCommand {
         }
         (session.sink as? RecordWriter)?.saysNothingFound = true
         let source = FileListSource(arguments: args.positionals, shard: shard)
+        if let dir = o.string("annotate") {
+            let inputs = source.inputs.compactMap { if case .file(let path) = $0 { return path }; return nil }
+            do { session.observers.append(try AnnotatedImageWriter(directory: dir, loader: ImageLoader(maxPixels: session.settings.maxPixels), inputs: inputs)) } catch {
+                Console.error("scanlua: \(error)\n")
+                return ExitStatus.failure
+            }
+        }
         for path in source.skipped where shard == nil || shard?.index == 1 {  // once, not once per shard
             let format = Input.skippedImageFormats[(path as NSString).pathExtension.lowercased()] ?? "this format"
             Console.error("scanlua: \(path): skipped: \(format) is not read (JPEG, PNG and PGM/PPM are; convert it, e.g. with ImageMagick's convert)\n")

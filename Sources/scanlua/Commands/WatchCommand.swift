@@ -15,11 +15,12 @@ enum WatchCommand {
                                       ffmpeg -f v4l2 -i /dev/video0 -f yuv4mpegpipe - | scanlua watch -
                                       The kind is guessed from the path and the stream's first bytes.
             """,
-        options: Option.names(in: [.stream, .session, .output, .decoding, .scripts]),
+        options: Option.names(in: [.stream, .preview, .session, .output, .decoding, .scripts]),
         notes: """
             Defaults: --duplicates interval --interval 1. Records come in frame order; a camera's frames
             are dropped (and counted) when decoding falls behind; files and pipes are read at the
-            decoders' pace. EXIT STATUS: 0 a code was accepted, 4 none, 1 the source failed, 2 usage.
+            decoders' pace. With --serve the page stays up after the source ends, until Ctrl-C.
+            EXIT STATUS: 0 a code was accepted, 4 none, 1 the source failed, 2 usage.
             """,
         run: run)
 
@@ -44,6 +45,23 @@ enum WatchCommand {
             guard let camera = source as? CameraSource else { throw UsageError("--torch needs a camera SOURCE") }
             do { try camera.setTorch(torch == "on") } catch { Console.error("scanlua: \(error)\n") }
         }
+        let loader = ImageLoader(maxPixels: session.settings.maxPixels)
+        var preview: PreviewServer?
+        do {
+            if let dir = o.string("save_frames") { session.observers.append(try FrameSaver(directory: dir, loader: loader)) }
+            if let listen = o.string("serve") {
+                let camera = (source as? CameraSource).flatMap { $0.hasTorch ? $0 : nil }
+                let server = try PreviewServer(listen: listen, source: path, loader: loader,
+                                               torch: camera.map { c in { on throws in try c.setTorch(on) } })
+                Console.error("scanlua: preview at \(server.url)\n")
+                if server.isPublic { Console.error("scanlua: --serve: anyone who can reach \(server.url) sees the frames and can switch the torch\n") }
+                session.observers.append(server)
+                preview = server
+            }
+        } catch {
+            Console.error("scanlua: \(error)\n")
+            return ExitStatus.failure
+        }
         let quiet = o.bool("quiet") ?? false
         let status = StatusLine(enabled: !quiet && Console.stderrIsTerminal)
         session.onFrame = { report, acceptedNow in
@@ -52,6 +70,14 @@ enum WatchCommand {
         }
         let report = session.run(source)
         status.finish()
+        if let preview {
+            // A person is looking at the page: it stays until they stop it.
+            if report.signal == nil {
+                Console.error("scanlua: the source ended; the preview stays at \(preview.url) until Ctrl-C\n")
+                while Signals.received == nil { usleep(100_000) }
+            }
+            preview.stop()
+        }
         if report.dropped > 0 && !quiet { Console.error("scanlua: \(report.dropped) frames dropped while decoding was behind\n") }
         if let failure = report.sourceError {
             Console.error("scanlua: \(failure)\n")

@@ -109,6 +109,9 @@ public final class CameraSource: FrameSource {
         return out
     }
 
+    /// Whether the camera has a torch control. The corresponding C function is `scanlua_camera_has_torch`.
+    public var hasTorch: Bool { scanlua_camera_has_torch(camera) == 1 }
+
     /// Switches the torch on or off. The corresponding control is V4L2_CID_FLASH_LED_MODE.
     public func setTorch(_ on: Bool) throws(SourceError) {
         var message = [CChar](repeating: 0, count: 512)

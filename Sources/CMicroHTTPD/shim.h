@@ -1,0 +1,8 @@
+/* microhttpd.h needs these first (it says so). */
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>

@@ -1,0 +1,128 @@
+import ScanCore
+
+/// A code's outline and label drawn on a copy of its frame: what `scan --annotate`, the preview
+/// page and `watch --save-frames` show. Sizes follow the image, so a 12 MP photo gets lines and
+/// letters a person can see.
+public struct Annotation: Sendable {
+    public var outline: [Point]
+    public var label: String
+    public var color: Color
+
+    public struct Color: Sendable, Equatable {
+        public var r: UInt8, g: UInt8, b: UInt8
+        /// A code accepted in this frame.
+        public static let accepted = Color(r: 0, g: 200, b: 0)
+        /// A code read in this frame but not accepted again (a duplicate within the session).
+        public static let seen = Color(r: 255, g: 190, b: 0)
+    }
+
+    public init(outline: [Point], label: String, color: Color) {
+        self.outline = outline
+        self.label = label
+        self.color = color
+    }
+
+    /// A symbol's outline (its bounding box when it has fewer than three points) and a label of
+    /// its symbology and the start of its text.
+    public init(_ symbol: Symbol, color: Color = .accepted) {
+        let b = symbol.bbox
+        outline = symbol.points.count >= 3 ? symbol.points
+            : [Point(x: b.x, y: b.y), Point(x: b.x + b.width, y: b.y), Point(x: b.x + b.width, y: b.y + b.height), Point(x: b.x, y: b.y + b.height)]
+        label = Self.label(symbol)
+        self.color = color
+    }
+
+    /// `qrcode HELLO-WORLD...`: the label has the font's ASCII only, other characters become `?`.
+    static func label(_ s: Symbol, maxText: Int = 24) -> String {
+        let text = s.text.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }
+        let short = text.count > maxText ? String(text.prefix(maxText - 3)) + "..." : String(text)
+        return short.isEmpty ? s.symbology.rawValue : s.symbology.rawValue + " " + short
+    }
+
+    /// Line width and font scale for an image of this size.
+    static func sizes(width: Int, height: Int) -> (line: Int, scale: Int) {
+        let side = min(width, height)
+        return (max(2, side / 240), max(1, side / 480))
+    }
+
+    /// Draws `annotations` on `image`: outlines first, then labels on top of every outline.
+    public static func draw(_ annotations: [Annotation], on image: inout RGBImage) {
+        guard image.width > 0, image.height > 0 else { return }
+        let (line, scale) = sizes(width: image.width, height: image.height)
+        let marks = annotations.filter { !$0.outline.isEmpty }.map { a in
+            Annotation(outline: grown(a.outline, by: line), label: a.label, color: a.color)
+        }
+        for a in marks {
+            for (i, p) in a.outline.enumerated() {
+                drawLine(from: p, to: a.outline[(i + 1) % a.outline.count], width: line, color: a.color, on: &image)
+            }
+        }
+        for a in marks { drawLabel(a, line: line, scale: scale, on: &image) }
+    }
+
+    /// The outline moved `d` pixels away from its centre: the line lies in the quiet zone, not
+    /// on the code's own modules (an annotated copy still scans).
+    static func grown(_ points: [Point], by d: Int) -> [Point] {
+        let cx = Double(points.map(\.x).reduce(0, +)) / Double(points.count)
+        let cy = Double(points.map(\.y).reduce(0, +)) / Double(points.count)
+        return points.map { p in
+            let dx = Double(p.x) - cx, dy = Double(p.y) - cy
+            let len = max(1, (dx * dx + dy * dy).squareRoot())
+            return Point(x: p.x + Int((dx / len * Double(d) * 1.5).rounded()), y: p.y + Int((dy / len * Double(d) * 1.5).rounded()))
+        }
+    }
+
+    private static func fill(x: Int, y: Int, width: Int, height: Int, color: Color, on image: inout RGBImage) {
+        let x0 = max(0, x), y0 = max(0, y), x1 = min(image.width, x + width), y1 = min(image.height, y + height)
+        guard x0 < x1, y0 < y1 else { return }
+        let w = image.width
+        image.pixels.withUnsafeMutableBufferPointer { px in
+            for yy in y0..<y1 {
+                var i = (yy * w + x0) * 3
+                for _ in x0..<x1 { px[i] = color.r; px[i + 1] = color.g; px[i + 2] = color.b; i += 3 }
+            }
+        }
+    }
+
+    /// A line `width` pixels thick: a square stamped at each step of Bresenham's line.
+    private static func drawLine(from p: Point, to q: Point, width: Int, color: Color, on image: inout RGBImage) {
+        var x = p.x, y = p.y
+        let dx = abs(q.x - p.x), dy = -abs(q.y - p.y)
+        let sx = p.x < q.x ? 1 : -1, sy = p.y < q.y ? 1 : -1
+        var err = dx + dy
+        let half = width / 2
+        while true {
+            fill(x: x - half, y: y - half, width: width, height: width, color: color, on: &image)
+            if x == q.x && y == q.y { break }
+            let e2 = 2 * err
+            if e2 >= dy { err += dy; x += sx }
+            if e2 <= dx { err += dx; y += sy }
+        }
+    }
+
+    /// The label in black on the outline's color, above the code (below it, or inside the image,
+    /// when there is no room).
+    private static func drawLabel(_ a: Annotation, line: Int, scale: Int, on image: inout RGBImage) {
+        let pad = scale * 2
+        let glyphs = Array(a.label.utf8)
+        let w = min(image.width, glyphs.count * Font.width * scale + 2 * pad)
+        let h = Font.height * scale + 2 * pad
+        let minX = a.outline.map(\.x).min()!, minY = a.outline.map(\.y).min()!, maxY = a.outline.map(\.y).max()!
+        var y = minY - line - h
+        if y < 0 { y = maxY + line }
+        y = max(0, min(y, image.height - h))
+        let x = max(0, min(minX, image.width - w))
+        fill(x: x, y: y, width: w, height: h, color: a.color, on: &image)
+        let ink = Color(r: 0, g: 0, b: 0)
+        for (n, c) in glyphs.enumerated() {
+            let gx = x + pad + n * Font.width * scale
+            guard gx + Font.width * scale <= x + w else { break }
+            let rows = c >= 0x20 && c < 0x7F ? Font.glyphs[Int(c) - 0x20] : Font.glyphs[Int(UInt8(ascii: "?")) - 0x20]
+            for (ry, bits) in rows.enumerated() where bits != 0 {
+                for rx in 0..<Font.width where bits & (0x80 >> rx) != 0 {
+                    fill(x: gx + rx * scale, y: y + pad + ry * scale, width: scale, height: scale, color: ink, on: &image)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import ScanCore
+
+/// A decoded frame as frame observers see it, after its records were written.
+public struct ObservedFrame: Sendable {
+    public var info: FrameInfo
+    /// An image file (or stdin), not a frame of a stream.
+    public var still: Bool
+    /// The frame's gray pixels when the scanner had them (video frames; files decoded at full size).
+    public var image: GrayImage?
+    /// Every code read in the frame, accepted or not.
+    public var symbols: [Symbol]
+    /// The records of the codes the session filter accepted in this frame.
+    public var records: [ScanRecord]
+    /// The session's counters after this frame.
+    public var report: SessionReport
+
+    /// The codes drawn on the frame: accepted ones in green, the rest (duplicates) in amber.
+    public var annotations: [Annotation] {
+        let accepted = records.compactMap(\.symbol)
+        return symbols.map { s in
+            Annotation(s, color: accepted.contains { $0.symbology == s.symbology && $0.bytes == s.bytes && $0.points == s.points }
+                       ? .accepted : .seen)
+        }
+    }
+
+    /// The frame in color: a still image's own file read again in color, else the gray frame.
+    public func picture(loader: ImageLoader) throws(ImageError) -> RGBImage? {
+        if still, info.source != "-", FileManager.default.fileExists(atPath: info.source) {
+            return try loader.decodeColor(try loader.read(path: info.source), name: info.source)
+        }
+        return image.map(RGBImage.init)
+    }
+}
+
+/// Sees each frame after its records are out. Runs on the session's thread: keep it short, or
+/// hand the work to a thread of your own.
+public protocol FrameObserver: AnyObject {
+    func frameDone(_ frame: ObservedFrame)
+    /// An input that could not be read (its error record is out).
+    func inputFailed(_ record: ScanRecord)
+    func sessionEnded(_ report: SessionReport)
+}
+
+extension FrameObserver {
+    public func inputFailed(_ record: ScanRecord) {}
+    public func sessionEnded(_ report: SessionReport) {}
+}
+
+/// `scan --annotate DIR`: a copy of each input, the same size, with every code outlined and
+/// labelled. JPEG inputs stay JPEG (quality 90), the others become PNG. The copy of `photo.jpg`
+/// is `photo-annotated.jpg` (`-annotated-2`, `-3` ... when inputs share a name); a copy never
+/// replaces an input of the run.
+public final class AnnotatedImageWriter: FrameObserver {
+    public let directory: String
+    private let loader: ImageLoader
+    private var used: Set<String> = []
+    /// The inputs' real paths: never written over.
+    private let inputs: Set<String>
+
+    public init(directory: String, loader: ImageLoader, inputs: [String]) throws(OutputFileError) {
+        try makeDirectory(directory, for: "--annotate")
+        self.directory = directory
+        self.loader = loader
+        self.inputs = Set(inputs.map(realPath))
+    }
+
+    public func frameDone(_ frame: ObservedFrame) {
+        do {
+            guard var picture = try frame.picture(loader: loader) else {
+                Console.error("scanlua: --annotate: \(frame.info.source): no pixels to draw on\n")
+                return
+            }
+            Annotation.draw(frame.annotations, on: &picture)
+            let ext = (frame.info.source as NSString).pathExtension.lowercased()
+            let jpeg = frame.info.index == 0 && (ext == "jpg" || ext == "jpeg")
+            let path = outputPath(for: frame.info, ext: jpeg ? "jpg" : "png")
+            let data = jpeg ? try ImageEncoder.jpeg(picture, quality: 90) : try ImageEncoder.png(picture)
+            try write(data, to: path)
+        } catch {
+            Console.error("scanlua: --annotate: \(error)\n")
+        }
+    }
+
+    private func outputPath(for info: FrameInfo, ext: String) -> String {
+        let stem = FrameFiles.stem(info.source) + "-annotated"
+        var n = 1
+        while true {
+            let name = n == 1 ? "\(stem).\(ext)" : "\(stem)-\(n).\(ext)"
+            let path = (directory as NSString).appendingPathComponent(name)
+            n += 1
+            guard !used.contains(name), !inputs.contains(realPath(path)) else { continue }
+            used.insert(name)
+            return path
+        }
+    }
+}
+
+/// `watch --save-frames DIR`: each frame in which a code was accepted, as JPEG (quality 90),
+/// without drawings: the photo of the scan. Named after the source and the frame's index.
+public final class FrameSaver: FrameObserver {
+    public let directory: String
+    private let loader: ImageLoader
+    public private(set) var saved = 0
+
+    public init(directory: String, loader: ImageLoader) throws(OutputFileError) {
+        try makeDirectory(directory, for: "--save-frames")
+        self.directory = directory
+        self.loader = loader
+    }
+
+    public func frameDone(_ frame: ObservedFrame) {
+        guard !frame.records.isEmpty else { return }
+        do {
+            guard let picture = try frame.picture(loader: loader) else { return }
+            let name = FrameFiles.stem(frame.info.source) + String(format: "-%06d.jpg", frame.info.index)
+            try write(try ImageEncoder.jpeg(picture, quality: 90), to: (directory as NSString).appendingPathComponent(name))
+            saved += 1
+        } catch {
+            Console.error("scanlua: --save-frames: \(error)\n")
+        }
+    }
+}
+
+/// The path with symbolic links and `..` resolved (as far as it exists).
+private func realPath(_ path: String) -> String {
+    URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+}
+
+enum FrameFiles {
+    /// A file name for a source: its base name without extension (`-` is `stdin`).
+    static func stem(_ source: String) -> String {
+        if source == "-" { return "stdin" }
+        let base = (source as NSString).lastPathComponent
+        let stem = (base as NSString).deletingPathExtension
+        return stem.isEmpty ? "frame" : stem
+    }
+}
+
+/// A file or directory of an image sink that could not be written.
+public struct OutputFileError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+private func makeDirectory(_ path: String, for flag: String) throws(OutputFileError) {
+    do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+        throw OutputFileError(description: "\(flag): cannot create the directory \(path): \(fileErrorReason(error))")
+    }
+}
+
+/// Writes a whole file atomically (a full disk leaves no half-written image behind).
+private func write(_ data: Data, to path: String) throws(OutputFileError) {
+    do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+        throw OutputFileError(description: "cannot write \(path): \(fileErrorReason(error))")
+    }
+}

@@ -1,0 +1,112 @@
+/// The preview page of `watch --serve`: one HTML document with its style and script inline (no
+/// external assets, so it works offline). Code texts are hostile input: the script puts them
+/// in the page with `textContent` only, never as HTML.
+enum PreviewPage {
+    static let html = #"""
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>scanlua preview</title>
+    <style>
+      body { font: 14px/1.4 system-ui, sans-serif; margin: 0; background: #111; color: #eee; }
+      header { padding: 8px 12px; background: #222; display: flex; gap: 18px; align-items: center; flex-wrap: wrap; }
+      header b { color: #7d7; }
+      main { display: flex; gap: 12px; padding: 12px; align-items: flex-start; flex-wrap: wrap; }
+      #view { flex: 3 1 480px; }
+      #frame { max-width: 100%; background: #000; display: block; }
+      #nothing { color: #999; padding: 40px 0; }
+      aside { flex: 1 1 280px; }
+      #codes { list-style: none; padding: 0; margin: 0; }
+      .code { background: #1c2a1c; border-left: 4px solid #0c0; margin: 0 0 6px; padding: 6px 8px; word-break: break-all; }
+      .symbology { color: #9c9; font-weight: bold; margin-right: 6px; }
+      .payload { display: block; color: #bbb; font-size: 12px; }
+      #torch[hidden], #ended[hidden] { display: none; }
+      #ended { color: #fc6; }
+    </style>
+    </head>
+    <body>
+    <header>
+      <span>scanlua <b id="source"></b></span>
+      <span>frames <b id="frames">0</b></span>
+      <span>codes <b id="accepted">0</b></span>
+      <span>dropped <b id="dropped">0</b></span>
+      <span><b id="fps">0</b> fps</span>
+      <label id="torch" hidden><input type="checkbox" id="torch-switch"> torch</label>
+      <span id="ended" hidden>the source ended</span>
+    </header>
+    <main>
+      <div id="view"><img id="frame" alt="latest frame" hidden><div id="nothing">waiting for the first frame</div></div>
+      <aside><ul id="codes"></ul></aside>
+    </main>
+    <script>
+    "use strict";
+    const $ = id => document.getElementById(id);
+    const codes = $("codes"), frame = $("frame");
+    let shown = 0, loading = false, wanted = 0;
+
+    // The payload in one line: its type, then its plain fields.
+    function summary(payload) {
+      if (!payload) return "";
+      const parts = [payload.type];
+      for (const [k, v] of Object.entries(payload)) {
+        if (k === "type" || v === null || typeof v === "object") continue;
+        parts.push(k + "=" + v);
+        if (parts.length > 5) break;
+      }
+      return parts.join("  ");
+    }
+
+    function addCode(record) {
+      const li = document.createElement("li");
+      li.className = "code";
+      li.dataset.symbology = record.symbology;
+      const s = document.createElement("span");
+      s.className = "symbology";
+      s.textContent = record.symbology;
+      const t = document.createElement("span");
+      t.className = "text";
+      t.textContent = record.text;
+      const p = document.createElement("span");
+      p.className = "payload";
+      p.textContent = summary(record.payload);
+      li.append(s, t, p);
+      codes.prepend(li);
+      while (codes.children.length > 50) codes.lastChild.remove();
+    }
+
+    function loadFrame() {
+      if (loading || wanted === shown) return;
+      loading = true;
+      const id = wanted;
+      frame.onload = () => { loading = false; shown = id; frame.hidden = false; $("nothing").hidden = true; loadFrame(); };
+      frame.onerror = () => { loading = false; };
+      frame.src = "/frame.jpg?frame=" + id;
+    }
+
+    function showStatus(s) {
+      $("source").textContent = s.source;
+      $("frames").textContent = s.frames;
+      $("accepted").textContent = s.accepted;
+      $("dropped").textContent = s.dropped;
+      $("fps").textContent = s.fps;
+      $("ended").hidden = !s.ended;
+      $("torch").hidden = s.torch === null;
+      if (s.torch !== null) $("torch-switch").checked = s.torch;
+      if (s.frame_id > 0) { wanted = s.frame_id; loadFrame(); }
+    }
+
+    $("torch-switch").onchange = e => {
+      fetch("/torch?on=" + (e.target.checked ? 1 : 0), { method: "POST" })
+        .then(r => r.json()).then(s => { if (s.error) { alert(s.error); } else { showStatus(s); } });
+    };
+
+    const events = new EventSource("/events");
+    events.onmessage = e => addCode(JSON.parse(e.data));
+    events.addEventListener("status", e => showStatus(JSON.parse(e.data)));
+    </script>
+    </body>
+    </html>
+    """#
+}

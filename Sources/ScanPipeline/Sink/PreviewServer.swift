@@ -1,0 +1,245 @@
+import Foundation
+import ScanCore
+
+/// `watch --serve HOST:PORT`: a live preview page in the browser. It shows the latest frame with
+/// each code outlined and labelled, the latest codes with their payloads, the session's counters
+/// and, for a camera that has one, the torch switch.
+///
+/// Endpoints: `/` (the page, no external assets), `/events` (Server-Sent Events: one `data:` line
+/// per accepted code, the NDJSON record; `event: status` with the counters), `/frame.jpg` (the
+/// latest frame with its outlines), `/stream.mjpeg` (those frames as multipart MJPEG), `/status`
+/// (the counters as JSON) and `POST /torch?on=1|0`.
+///
+/// Frames are drawn and encoded only when a client asks, once per frame: with no one watching
+/// the preview costs the session nothing but keeping its latest frame.
+public final class PreviewServer: FrameObserver, @unchecked Sendable {
+    /// Where the page is: `http://127.0.0.1:8080/`.
+    public let url: String
+    /// Codes the page and `/events` replay to a client that connects late.
+    static let backlog = 50
+
+    private let source: String
+    private let loader: ImageLoader
+    private let torch: ((Bool) throws -> Void)?
+    private var torchOn: Bool?
+    private var server: HTTPServer?
+
+    private let lock = NSCondition()
+    private var latest: ObservedFrame?
+    private var frameID = 0
+    private var rendered: (id: Int, jpeg: [UInt8])?
+    private var records: [(id: Int, json: [UInt8])] = []
+    private var lastRecordID = 0
+    private var report = SessionReport()
+    private var recentFrames: [Date] = []
+    private var statusVersion = 0
+    private var ended = false
+    private var stopping = false
+
+    public struct StartError: Error, CustomStringConvertible { public let description: String }
+
+    /// Listens on `listen` (`HOST:PORT`, `:PORT` or `PORT`; the host defaults to 127.0.0.1).
+    /// `torch` switches the camera's torch, nil when the source has none.
+    public init(listen: String, source: String, loader: ImageLoader, torch: ((Bool) throws -> Void)?) throws(StartError) {
+        guard let (host, port) = Self.parse(listen), let address = HTTPServer.address(host: host, port: port) else {
+            throw StartError(description: "invalid value '\(listen)' for '--serve': expected HOST:PORT such as 127.0.0.1:8080")
+        }
+        self.source = source
+        self.loader = loader
+        self.torch = torch
+        self.torchOn = torch == nil ? nil : false
+        url = "http://\(HTTPServer.describe(address))/"
+        do { server = try HTTPServer(address: address) { [unowned self] in self.reply(to: $0) } } catch {
+            throw StartError(description: "--serve: \(error)")
+        }
+    }
+
+    static func parse(_ text: String) -> (String, UInt16)? {
+        let host: Substring, port: Substring
+        if let colon = text.lastIndex(of: ":"), !text.hasSuffix("]") {
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+        } else {
+            host = ""
+            port = text[...]
+        }
+        guard let p = UInt16(port), p > 0 else { return nil }
+        return (host.isEmpty ? "127.0.0.1" : String(host), p)
+    }
+
+    /// Whether anyone on the network can reach the page (a host other than loopback).
+    public var isPublic: Bool { !(url.hasPrefix("http://127.") || url.hasPrefix("http://[::1]")) }
+
+    /// Stops serving: streamed replies end, then the server's threads.
+    public func stop() {
+        lock.lock()
+        stopping = true
+        lock.broadcast()
+        lock.unlock()
+        server?.stop()
+        server = nil
+    }
+
+    // MARK: the session's side
+
+    public func frameDone(_ frame: ObservedFrame) {
+        var json: [[UInt8]] = []
+        for r in frame.records {
+            var line: [UInt8] = []
+            r.write(to: &line)
+            json.append(line)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        latest = frame
+        frameID += 1
+        report = frame.report
+        let now = Date()
+        recentFrames.append(now)
+        recentFrames.removeAll { now.timeIntervalSince($0) > 2 }
+        for line in json {
+            lastRecordID += 1
+            records.append((lastRecordID, line))
+        }
+        if records.count > Self.backlog { records.removeFirst(records.count - Self.backlog) }
+        statusVersion += 1
+        lock.broadcast()
+    }
+
+    public func inputFailed(_ record: ScanRecord) {
+        lock.lock()
+        report.failedInputs += 1
+        statusVersion += 1
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    public func sessionEnded(_ report: SessionReport) {
+        lock.lock()
+        self.report = report
+        ended = true
+        statusVersion += 1
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    // MARK: the server's side (its own threads)
+
+    private func reply(to request: HTTPServer.Request) -> HTTPServer.Reply {
+        switch (request.method, request.path) {
+        case ("GET", "/"), ("GET", "/index.html"):
+            return .whole(status: 200, type: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8))
+        case ("GET", "/status"):
+            lock.lock()
+            defer { lock.unlock() }
+            return .whole(status: 200, type: "application/json", body: statusJSON())
+        case ("GET", "/events"):
+            return .stream(type: "text/event-stream", next: eventStream(after: request.header("Last-Event-ID").flatMap(Int.init) ?? 0))
+        case ("GET", "/frame.jpg"):
+            guard let jpeg = currentJPEG()?.jpeg else { return .whole(status: 404, type: "text/plain", body: Array("no frame yet\n".utf8)) }
+            return .whole(status: 200, type: "image/jpeg", body: jpeg)
+        case ("GET", "/stream.mjpeg"):
+            return .stream(type: "multipart/x-mixed-replace; boundary=scanlua-frame", next: mjpegStream())
+        case ("POST", "/torch"):
+            return switchTorch(request.query("on"))
+        case (_, "/torch"):
+            return .whole(status: 405, type: "text/plain", body: Array("POST /torch?on=1 or ?on=0\n".utf8))
+        default:
+            return .whole(status: 404, type: "text/plain", body: Array("not found: \(request.path)\n".utf8))
+        }
+    }
+
+    /// The counters as JSON; the caller holds the lock.
+    private func statusJSON() -> [UInt8] {
+        let fps = recentFrames.count > 1 ? Double(recentFrames.count - 1) / max(0.001, recentFrames.last!.timeIntervalSince(recentFrames.first!)) : 0
+        let status: JSON = .object([
+            ("source", .string(source)), ("frames", .int(report.frames)), ("accepted", .int(report.accepted)),
+            ("dropped", .int(report.dropped)), ("failed", .int(report.failedInputs)), ("fps", .double((fps * 10).rounded() / 10)),
+            ("frame_id", .int(frameID)), ("torch", torchOn.map(JSON.bool) ?? .null), ("ended", .bool(ended)),
+        ])
+        return Array(status.serialized.utf8)
+    }
+
+    /// `/events`: the backlog after `lastID`, then each new record as it comes; the counters at
+    /// most five times a second; a comment every second so a closed page is noticed.
+    private func eventStream(after lastID: Int) -> () -> [UInt8]? {
+        var sent = lastID
+        var sentStatus = -1
+        var statusAt = Date.distantPast
+        var first = true
+        return { [unowned self] in
+            lock.lock()
+            defer { lock.unlock() }
+            var out: [UInt8] = []
+            if first { out += Array("retry: 1000\n\n".utf8); first = false }
+            let deadline = Date().addingTimeInterval(1)
+            while !stopping {
+                for r in records where r.id > sent {
+                    out += Array("id: \(r.id)\ndata: ".utf8) + r.json + Array("\n\n".utf8)
+                    sent = r.id
+                }
+                if sentStatus != statusVersion, Date().timeIntervalSince(statusAt) >= 0.2 {
+                    out += Array("event: status\ndata: ".utf8) + statusJSON() + Array("\n\n".utf8)
+                    sentStatus = statusVersion
+                    statusAt = Date()
+                }
+                if !out.isEmpty { return out }
+                let wake = sentStatus != statusVersion ? min(deadline, statusAt.addingTimeInterval(0.2)) : deadline
+                if !lock.wait(until: wake) && Date() >= deadline { return Array(": keepalive\n\n".utf8) }
+            }
+            return nil
+        }
+    }
+
+    /// `/stream.mjpeg`: each new frame as one part; the last one again every two seconds.
+    private func mjpegStream() -> () -> [UInt8]? {
+        var sent = 0
+        return { [unowned self] in
+            lock.lock()
+            let deadline = Date().addingTimeInterval(2)
+            while !stopping && frameID == sent && lock.wait(until: deadline) {}
+            let stop = stopping
+            lock.unlock()
+            guard !stop, let frame = currentJPEG() else { return stop ? nil : Array(": no frame yet\r\n".utf8) }
+            sent = frame.id
+            return Array("--scanlua-frame\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\n\r\n".utf8)
+                + frame.jpeg + Array("\r\n".utf8)
+        }
+    }
+
+    /// The latest frame drawn and encoded, once per frame whoever asks.
+    private func currentJPEG() -> (id: Int, jpeg: [UInt8])? {
+        lock.lock()
+        let id = frameID, frame = latest, cached = rendered
+        lock.unlock()
+        if let cached, cached.id == id { return cached }
+        guard let frame else { return nil }
+        do {
+            guard var picture = try frame.picture(loader: loader) else { return nil }
+            Annotation.draw(frame.annotations, on: &picture)
+            let jpeg = [UInt8](try ImageEncoder.jpeg(picture, quality: 80))
+            lock.lock()
+            if (rendered?.id ?? -1) < id { rendered = (id, jpeg) }
+            lock.unlock()
+            return (id, jpeg)
+        } catch {
+            Console.error("scanlua: --serve: \(error)\n")
+            return nil
+        }
+    }
+
+    private func switchTorch(_ value: String?) -> HTTPServer.Reply {
+        func error(_ status: Int, _ message: String) -> HTTPServer.Reply {
+            .whole(status: status, type: "application/json", body: Array(JSON.object([("error", .string(message))]).serialized.utf8))
+        }
+        guard let torch else { return error(409, "\(source) has no torch") }
+        guard let value, value == "1" || value == "0" else { return error(400, "expected on=1 or on=0") }
+        do { try torch(value == "1") } catch let e { return error(500, "\(e)") }
+        lock.lock()
+        defer { lock.unlock() }
+        torchOn = value == "1"
+        statusVersion += 1
+        lock.broadcast()
+        return .whole(status: 200, type: "application/json", body: statusJSON())
+    }
+}
