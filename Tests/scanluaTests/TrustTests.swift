@@ -108,4 +108,18 @@ extension Process {
         p.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
+
+    /// A program's stdout and stderr together, and its exit status.
+    static func outputAndStatus(_ executable: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self), p.terminationStatus)
+    }
 }

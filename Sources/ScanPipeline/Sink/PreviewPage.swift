@@ -15,7 +15,9 @@ enum PreviewPage {
       header b { color: #7d7; }
       main { display: flex; gap: 12px; padding: 12px; align-items: flex-start; flex-wrap: wrap; }
       #view { flex: 3 1 480px; }
-      #frame { max-width: 100%; background: #000; display: block; }
+      #frame { width: 100%; background: #000; display: block; image-rendering: pixelated; }
+      #legend { color: #999; font-size: 12px; margin-top: 4px; }
+      #legend .accepted { color: #0c0; } #legend .seen { color: #fb0; }
       #nothing { color: #999; padding: 40px 0; }
       aside { flex: 1 1 280px; }
       #codes { list-style: none; padding: 0; margin: 0; }
@@ -37,7 +39,9 @@ enum PreviewPage {
       <span id="ended" hidden>the source ended</span>
     </header>
     <main>
-      <div id="view"><img id="frame" alt="latest frame" hidden><div id="nothing">waiting for the first frame</div></div>
+      <div id="view"><img id="frame" alt="latest frame" hidden><div id="nothing">waiting for the first frame</div>
+        <div id="legend"><span class="accepted">&#9632;</span> accepted in this frame &nbsp;
+          <span class="seen">&#9632;</span> read again (a duplicate, not accepted)</div></div>
       <aside><ul id="codes"></ul></aside>
     </main>
     <script>

@@ -9,8 +9,10 @@
       Reads the Server-Sent Events stream until N records came; prints each record's `data:` line.
   preview_client.py mjpeg URL --parts N --out DIR
       Reads N parts of the multipart MJPEG stream; writes DIR/part-K.jpg; prints each part's headers as JSON.
+  preview_client.py get URL  |  post URL
+      Prints the reply's status code, then its body.
 """
-import argparse, base64, json, os, shutil, socket, struct, subprocess, sys, tempfile, time, urllib.parse, urllib.request
+import argparse, base64, json, os, shutil, socket, struct, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 
 
 class WebSocket:
@@ -78,7 +80,7 @@ STATE = """(() => {
     codes: [...document.querySelectorAll('#codes .code')].map(li => ({
       symbology: li.querySelector('.symbology').textContent, text: li.querySelector('.text').textContent,
       payload: li.querySelector('.payload').textContent, html: li.innerHTML})),
-    source: t('source'), frames: t('frames'), accepted: t('accepted'), dropped: t('dropped'),
+    title: document.title, source: t('source'), frames: t('frames'), accepted: t('accepted'), dropped: t('dropped'),
     torch_hidden: document.getElementById('torch').hidden, ended_hidden: document.getElementById('ended').hidden,
     frame_shown: !img.hidden && img.complete && img.naturalWidth > 0,
     frame_size: [img.naturalWidth, img.naturalHeight], frame_src: img.getAttribute('src') || ''});
@@ -169,10 +171,23 @@ def mjpeg(args):
             print(json.dumps(headers))
 
 
+def request(args, method):
+    try:
+        with urllib.request.urlopen(urllib.request.Request(args.url, method=method), timeout=30) as r:
+            status, body = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        status, body = e.code, e.read()
+    print(status)
+    print(body.decode(errors="replace"))
+
+
 p = argparse.ArgumentParser()
 sub = p.add_subparsers(dest="cmd", required=True)
 a = sub.add_parser("page"); a.add_argument("url"); a.add_argument("--codes", type=int, default=1); a.add_argument("--screenshot")
 a = sub.add_parser("events"); a.add_argument("url"); a.add_argument("--count", type=int, default=1)
 a = sub.add_parser("mjpeg"); a.add_argument("url"); a.add_argument("--parts", type=int, default=1); a.add_argument("--out", required=True)
+a = sub.add_parser("get"); a.add_argument("url")
+a = sub.add_parser("post"); a.add_argument("url")
 args = p.parse_args()
-{"page": page, "events": events, "mjpeg": mjpeg}[args.cmd](args)
+{"page": page, "events": events, "mjpeg": mjpeg, "get": lambda a: request(a, "GET"),
+ "post": lambda a: request(a, "POST")}[args.cmd](args)
