@@ -144,12 +144,13 @@ final class ScriptCommandTests: XCTestCase {
     func testSpecMistakesAreErrorsAtTheUsersLine() throws {
         let cases: [(String, String)] = [
             ("scan.parser { name = 'a', symbology = 'qrcode', parse = function() end }",
-             "scan.parser: unknown field 'symbology'; did you mean 'symbologies'? (fields: name, parse, match, symbologies, priority, when)"),
+             "scan.parser: unknown field 'symbology'; did you mean 'symbologies'? (fields: name, parse, match, symbologies, priority, when, types)"),
             ("scan.parser { name = 'a', symbologies = { 'qrcode', 'qr' }, parse = function() end }",
              "scan.parser: unknown symbology 'qr' in 'symbologies' (built in: qrcode, ean13,"),
             ("scan.parser { parse = function() end }", "scan.parser: 'name' must be a non-empty string"),
             ("scan.rule { name = 'r', onn = 'url', run = function() end }", "scan.rule: unknown field 'onn'; did you mean 'on'?"),
             ("scan.summary { type = 'x', format = function() end, colour = 'red' }", "scan.summary: unknown field 'colour'"),
+            ("scan.parser { name = 'a', types = 7, parse = function() end }", "scan.parser: 'types' must be a string or a list of strings"),
         ]
         for (spec, message) in cases {
             let path = try write("spec.lua", "local scan = require 'scan'\n\n" + spec + "\n")
@@ -164,6 +165,36 @@ final class ScriptCommandTests: XCTestCase {
             scan.parser { name = 'dotty', symbologies = 'dots', parse = function() end }
             """)
         XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--script", ok, "--text", "x"]).status, 0)
+    }
+
+    /// A rule's `on` naming a payload type no parser declares (a typo) is a warning at the rule's
+    /// line, once everything is loaded; the load and the scan go on.
+    func testARuleOnAnUnknownPayloadTypeIsAWarning() throws {
+        let path = try write("rules.lua", """
+            local scan = require 'scan'
+            scan.rule { name = 'typo', on = { 'prodcut', 'url' }, run = function() end }
+            scan.rule { name = 'mine', on = 'ticket', run = function() end }
+            scan.rule { name = 'all', run = function() end }
+            scan.rule { name = 'plain', on = 'raw', run = function() end }
+            scan.parser { name = 'ticket', types = { 'ticket' }, match = '^T:', parse = function() return { type = 'ticket' } end }
+            """)
+        let r = try CLI.run(["simulate", "--script", path, "--text", "https://example.com/"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, "url", "the scan goes on")
+        let warnings = r.stderr.split(separator: "\n").filter { $0.contains("warning:") }
+        XCTAssertEqual(warnings.count, 1, r.stderr)
+        XCTAssertTrue(warnings.first?.hasPrefix("scanlua: warning: ") ?? false, r.stderr)
+        XCTAssertTrue(warnings.first?.contains("rules.lua:2: scan.rule 'typo': no parser returns payload type 'prodcut' (known: ") ?? false,
+                      r.stderr)
+        XCTAssertTrue(warnings.first?.contains("product, ") ?? false, "the shipped parsers' types are known: \(r.stderr)")
+        XCTAssertTrue(warnings.first?.hasSuffix("; a parser declares what it returns in 'types')") ?? false, r.stderr)
+        // The shipped handlers and examples load without a warning.
+        for args in [["simulate", "--text", "x"], ["simulate", "--config", "examples/household/init.lua", "--text", "x"],
+                     ["simulate", "--config", "examples/forwarding/init.lua", "--text", "x"],
+                     ["simulate", "--script", "examples/first-handler/shelf_check.lua", "--script", "examples/new-code-type/shelf-label.lua", "--text", "x"]] {
+            let clean = try CLI.run(args, cwd: CLI.packageRoot)
+            XCTAssertFalse(clean.stderr.contains("warning:"), "\(args): \(clean.stderr)")
+        }
     }
 
     /// `scanlua test --script t/ticket.lua t` whose test does `require "ticket"`: the module the

@@ -6,6 +6,7 @@ local scan = require "scan"
 
 scan.parser {
   name = "bench",
+  types = "bench",
   symbologies = { "qrcode" },
   match = "^BENCH%-",
   parse = function(ev) return { type = "bench", n = tonumber(ev.text:sub(7)) } end,

@@ -6,6 +6,7 @@ local checkdigit = require "checkdigit"
 
 scan.parser {
   name = "shelf-check",
+  types = "shelf-check",
   priority = 20,
   symbologies = { "ean13" },
   parse = function(ev)

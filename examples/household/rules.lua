@@ -130,6 +130,7 @@ end
 -- Barcode Buddy's mode codes switch between adding and using up stock.
 scan.parser {
   name = "household-mode",
+  types = "household-mode",
   match = "^BBUDDY%-[PC]$",
   priority = 50,
   parse = function(ev) return { type = "household-mode", mode = ev.text == "BBUDDY-P" and "purchase" or "consume" } end,

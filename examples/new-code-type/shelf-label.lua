@@ -51,6 +51,7 @@ end
 
 scan.parser {
   name = "shelf-label",
+  types = "shelf-label",
   symbologies = { "qrcode", "code128" },
   match = "^SHELF1:",
   priority = 20,

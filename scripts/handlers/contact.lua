@@ -210,6 +210,7 @@ end
 
 scan.parser {
   name = "contact",
+  types = { "contact", "event", "wifi" },
   symbologies = { "qrcode", "sqcode" },
   match = "^%s*[WMBwmb]",  -- WIFI:, MECARD:, BIZCARD:, BEGIN:
   priority = 10,

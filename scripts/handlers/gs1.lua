@@ -204,6 +204,7 @@ local always_gs1 = { ["databar"] = true, ["databar-exp"] = true, ["databar-limit
 
 scan.parser {
   name = "gs1",
+  types = "gs1",
   symbologies = { "code128", "databar", "databar-exp", "databar-limited", "databar-stacked", "databar-exp-stacked",
                   "qrcode", "datamatrix", "aztec", "rmqr" },
   priority = 30,
@@ -219,6 +220,7 @@ scan.parser {
 
 scan.parser {
   name = "gs1-digital-link",
+  types = "gs1",
   symbologies = { "qrcode" },
   match = "^[Hh][Tt][Tt][Pp][Ss]?://",
   priority = 15,

@@ -235,6 +235,7 @@ end
 
 scan.parser {
   name = "payment",
+  types = { "emv-merchant", "epc", "swiss-qr-bill", "twqr" },
   symbologies = { "qrcode" },
   match = "^[BS0Tt][CP0Ww]",   -- BCD, SPC, 000201, TWQRP
   priority = 20,

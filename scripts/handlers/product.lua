@@ -133,6 +133,7 @@ end
 
 scan.parser {
   name = "product",
+  types = "product",
   symbologies = { "ean13", "ean8", "upca", "upce", "isbn13", "isbn10", "i25" },
   priority = 10,
   parse = function(ev) return product.parse(ev.text, ev.symbology, ev.addon) end,

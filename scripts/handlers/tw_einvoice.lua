@@ -286,6 +286,7 @@ end
 
 scan.parser {
   name = "tw-einvoice",
+  types = "tw-einvoice",
   symbologies = { "qrcode" },
   match = LEFT,
   priority = 60,
@@ -307,6 +308,7 @@ scan.parser {
 
 scan.parser {
   name = "tw-einvoice-right",
+  types = "tw-einvoice-right",
   symbologies = { "qrcode" },
   match = "^%*%*",
   priority = 60,
@@ -350,6 +352,7 @@ scan.parser {
 --- The 19-character Code 39 barcode: period (ROC year + even month), invoice number, random code.
 scan.parser {
   name = "tw-einvoice-barcode",
+  types = "tw-einvoice-barcode",
   symbologies = { "code39" },
   match = "^%d%d%d%d%d%u%u%d%d%d%d%d%d%d%d%d%d%d%d$",
   priority = 60,

@@ -172,6 +172,7 @@ end
 
 scan.parser {
   name = "url",
+  types = { "url", "email", "phone", "sms", "geo" },
   symbologies = { "qrcode", "sqcode", "code128" },
   priority = 10,
   parse = function(ev)

@@ -59,6 +59,7 @@
 ---@field match string?                 a Lua pattern the text must match (cheap prefilter)
 ---@field when fun(ev: scanlua.Event): boolean?  a predicate run before parse
 ---@field priority number?              higher runs first (default 0)
+---@field types string|string[]?        the payload types parse returns (a rule's `on` naming none of them is warned about)
 
 ---@class scanlua.Context
 ---@field rule string                    the running rule's name

@@ -220,6 +220,16 @@ public final class ScriptEngine {
         }
     }
 
+    /// Rules whose `on` names a payload type no parser declares and no summary formats: one
+    /// warning each, at the rule's `file:line`.
+    public func ruleTypeWarnings() throws(ScriptError) -> [String] {
+        var warnings: [String] = []
+        try callCore("rule_type_warnings", results: 1) {
+            for i in 0..<lua.rawLength(-1) { lua.rawIndex(-1, i + 1); warnings.append(lua.string(at: -1) ?? ""); lua.pop() }
+        }
+        return warnings
+    }
+
     private var pendingTrust = false
     private var deferredLog: [String] = []
 

@@ -110,6 +110,7 @@ public enum ScriptSetup {
         for file in options.scripts { try engine.run(file: file) }
         let fromConfig = engine.configOptions.string("disable")?.split(separator: ",").map(String.init) ?? []
         try engine.disable(options.disabled + fromConfig)
+        for warning in try engine.ruleTypeWarnings() { engine.log("scanlua: warning: \(warning)\n") }
         return engine
     }
 }

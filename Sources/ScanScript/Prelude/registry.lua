@@ -31,7 +31,7 @@ local function spec_error(api, msg) error(user_where() .. api .. ": " .. msg, 0)
 
 -- The fields each spec may have: anything else is a mistake (`symbology` for `symbologies`).
 local spec_fields = {
-  ["scan.parser"] = { "name", "parse", "match", "symbologies", "priority", "when" },
+  ["scan.parser"] = { "name", "parse", "match", "symbologies", "priority", "when", "types" },
   ["scan.rule"] = { "name", "run", "on", "when" },
   ["scan.decoder"] = { "name", "decode", "kind", "directions", "step", "min_lines" },
   ["scan.summary"] = { "type", "format" },
@@ -123,7 +123,7 @@ function scan.parser(spec)
   end
   local p = {
     kind = "parser", name = spec.name, parse = spec.parse, fn = spec.parse, when = spec.when, match = spec.match,
-    symbologies = symbologies,
+    symbologies = symbologies, types = string_set("scan.parser", "types", spec.types),
     priority = spec.priority or 0, order = #parsers + 1, where = where(spec.parse), failures = 0,
   }
   parsers[#parsers + 1] = p
@@ -148,7 +148,7 @@ function scan.rule(spec)
   if on == "*" then on = nil end
   local r = {
     kind = "rule", name = spec.name, run = spec.run, fn = spec.run, when = spec.when,
-    on = string_set("scan.rule", "on", on), where = where(spec.run), failures = 0,
+    on = string_set("scan.rule", "on", on), where = where(spec.run), failures = 0, at = user_where(),
   }
   rules[#rules + 1] = r
   rule_names[r.name] = true
@@ -245,6 +245,29 @@ function core.disable(name)
     end
   end
   return found
+end
+
+-- Once everything is loaded: each rule's `on` type that no parser declares (in its `types`) and
+-- no summary formats, as a warning naming the rule's file:line (a typo never matches anything).
+function core.rule_type_warnings()
+  local known, names = { raw = true }, {}
+  for _, p in ipairs(parsers) do
+    for t in pairs(p.types or {}) do known[t] = true end
+  end
+  for t in pairs(summaries) do known[t] = true end
+  for t in pairs(known) do names[#names + 1] = t end
+  table.sort(names)
+  local warnings = {}
+  for _, r in ipairs(rules) do
+    local missing = {}
+    for t in pairs(r.on or {}) do if not known[t] then missing[#missing + 1] = t end end
+    table.sort(missing)
+    for _, t in ipairs(missing) do
+      warnings[#warnings + 1] = r.at .. "scan.rule '" .. r.name .. "': no parser returns payload type '" .. t
+        .. "' (known: " .. table.concat(names, ", ") .. "; a parser declares what it returns in 'types')"
+    end
+  end
+  return warnings
 end
 
 function core.handler_names()
