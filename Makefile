@@ -1,6 +1,9 @@
 # The two commands of the README: `make demo` and `make test`. Both install what is missing first.
 SWIFT ?= swift
 BIN = .build/debug/scanlua
+# Release binaries carry the Swift runtime and Foundation: about 10 ms less to start a process
+# (26 to 17 ms for `scanlua --version` here), which a shell loop over images pays each time.
+STATIC = --static-swift-stdlib
 
 .PHONY: demo test build deps fixtures corpus-report fuzz check-asan install clean
 
@@ -55,7 +58,7 @@ fixtures:
 
 corpus-report:
 	scripts/install-deps bench
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(STATIC)
 	scripts/corpus-report
 
 # The release binary, the shipped Lua library, the man page and bash/zsh/fish completions under
@@ -64,7 +67,7 @@ PREFIX ?= /usr/local
 CONFIG ?= release
 install:
 	scripts/install-deps build
-	$(SWIFT) build -c $(CONFIG)
+	$(SWIFT) build -c $(CONFIG) $(if $(filter release,$(CONFIG)),$(STATIC))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/scanlua $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d

@@ -61,21 +61,38 @@ final class DecodingCommandTests: XCTestCase {
             // ITF-14 1540014128876 + check digit 3.
             ("itf14.png", "i25", "15400141288763", "zbar+zxing"),
         ]
-        let r = try scan(expected.map { CLI.fixture("zxing/" + $0.file) })
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let records = r.records
-        XCTAssertEqual(records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent }, expected.map(\.file),
-                       "one record per fixture: \(records.map { "\($0["symbology"] ?? "?"):\($0["text"] ?? "?")" })")
-        for (rec, e) in zip(records, expected) {
-            XCTAssertEqual(rec["symbology"] as? String, e.symbology, e.file)
-            XCTAssertEqual(rec["text"] as? String, e.text, e.file)
-            XCTAssertEqual(rec["bytes"] as? String, b64(e.text), e.file)
-            XCTAssertEqual(rec["charset"] as? String, "utf-8", e.file)
-            XCTAssertEqual(rec["decoder"] as? String, e.decoder, e.file)
-            XCTAssertNil(rec["eci"], e.file)
-            XCTAssertNil(rec["sequence"], e.file)
-            XCTAssertNil(rec["error"], e.file)
+        // balanced: zbar only where zxing-cpp found nothing or only EAN/UPC codes (none here);
+        // thorough: both on every image, their readings of one code merged (`decoder` above).
+        for effort in ["balanced", "thorough"] {
+            let r = try scan(expected.map { CLI.fixture("zxing/" + $0.file) }, ["--effort", effort])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let records = r.records
+            XCTAssertEqual(records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent }, expected.map(\.file),
+                           "\(effort): one record per fixture: \(records.map { "\($0["symbology"] ?? "?"):\($0["text"] ?? "?")" })")
+            for (rec, e) in zip(records, expected) {
+                XCTAssertEqual(rec["symbology"] as? String, e.symbology, e.file)
+                XCTAssertEqual(rec["text"] as? String, e.text, e.file)
+                XCTAssertEqual(rec["bytes"] as? String, b64(e.text), e.file)
+                XCTAssertEqual(rec["charset"] as? String, "utf-8", e.file)
+                XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" ? e.decoder : "zxing", "\(effort) \(e.file)")
+                XCTAssertNil(rec["eci"], e.file)
+                XCTAssertNil(rec["sequence"], e.file)
+                XCTAssertNil(rec["error"], e.file)
+            }
         }
+    }
+
+    /// A dark photo's code (levels 6 to 23): zxing-cpp reads it on its retry, not with `--effort
+    /// fast` (no retries); zbar reads it as it is, and both readings are one record.
+    func testDarkCodesAreReadByTheRetries() throws {
+        let dark = CLI.fixture("qr-dark.png")
+        let retried = try only("qr-dark.png", ["--decoders", "zxing"])
+        XCTAssertEqual(retried["text"] as? String, "scanlua dark photo")
+        XCTAssertEqual(retried["decoder"] as? String, "zxing")
+        let fast = try scan([dark], ["--decoders", "zxing", "--effort", "fast"])
+        XCTAssertEqual(fast.status, 4, "no retries with --effort fast")
+        XCTAssertEqual(fast.stdout, "")
+        XCTAssertEqual(try only("qr-dark.png")["decoder"] as? String, "zbar+zxing")
     }
 
     func testSymbologyIdentifiersAndDecoders() throws {
@@ -89,9 +106,11 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(qr["symbology"] as? String, "qrcode")
         XCTAssertEqual(qr["text"] as? String, "https://example.com/scanlua")
         XCTAssertEqual(qr["symbology_id"] as? String, "]Q1")
-        XCTAssertEqual(qr["decoder"] as? String, "zbar+zxing", "an image file gets both decoders")
+        XCTAssertEqual(qr["decoder"] as? String, "zxing", "balanced: zbar only where zxing-cpp found nothing or only EAN/UPC")
         XCTAssertEqual(try only("qrcode.png", ["--effort", "fast"])["decoder"] as? String, "zxing", "fast: zbar only where zxing-cpp found nothing")
         XCTAssertEqual(try only("qrcode.png", ["--effort", "thorough"])["decoder"] as? String, "zbar+zxing")
+        XCTAssertEqual(try only("ean8.png")["decoder"] as? String, "zbar+zxing", "an EAN is read by both")
+        XCTAssertEqual(try only("ean8.png", ["--effort", "fast"])["decoder"] as? String, "zxing")
         XCTAssertEqual(qr["ec_level"] as? String, "L")
         XCTAssertEqual(qr["version"] as? String, "2")
         XCTAssertEqual(qr["inverted"] as? Bool ?? false, false)
@@ -213,9 +232,12 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(whole.first?["bytes"] as? String, b64(qrParts.joined()))
         XCTAssertEqual(whole.first?["joined_parts"] as? Int, 3)
         XCTAssertNil(whole.first?["sequence"])
-        // zbar joins a QR sequence itself: its reading and ours are one record.
-        XCTAssertEqual(whole.first?["decoder"] as? String, "zbar+zxing", "zbar joins a QR sequence itself; ours merges with it")
+        XCTAssertEqual(whole.first?["decoder"] as? String, "zxing")
         XCTAssertEqual(r.records.count, 4, r.stdout)
+        // zbar joins a QR sequence itself (both decoders run with thorough): its reading and ours are one record.
+        let both = try scan([CLI.fixture("zxing/qr-structured-append.png")], ["--effort", "thorough"])
+        XCTAssertEqual(both.records.filter { $0["joined_parts"] != nil }.map { $0["decoder"] as? String }, ["zbar+zxing"])
+        XCTAssertEqual(both.records.count, 4, both.stdout)
         // The whole message is placed over the three symbols.
         let bbox = try XCTUnwrap(whole.first?["bbox"] as? [String: Int])
         XCTAssertEqual(bbox["x"]!, 72, accuracy: 2)
@@ -306,8 +328,8 @@ final class DecodingCommandTests: XCTestCase {
             let rec = try only("qrcode.png", ["--effort", effort])
             XCTAssertEqual(rec["text"] as? String, "https://example.com/scanlua", effort)
             XCTAssertEqual(rec["symbology_id"] as? String, "]Q1", effort)
-            // An image file gets both decoders, except with fast: zbar only where zxing-cpp found nothing.
-            XCTAssertEqual(rec["decoder"] as? String, effort == "fast" ? "zxing" : "zbar+zxing", effort)
+            // zbar reads a QR image file with thorough only (else where zxing-cpp found nothing, or only EAN/UPC).
+            XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" ? "zbar+zxing" : "zxing", effort)
         }
         XCTAssertEqual(try only("zxing/datamatrix.png", ["--effort", "fast"])["text"] as? String, "scanlua DataMatrix 12345")
     }

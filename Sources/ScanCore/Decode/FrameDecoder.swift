@@ -15,15 +15,25 @@ public struct DecoderList {
     /// For each worker decoder: whether it runs only when the others found nothing in the frame
     /// (a cheaper cascade for `--effort fast`).
     public private(set) var fallback: [Bool] = []
+    /// For each worker decoder: whether a frame the scale pyramid decoded small first gets it
+    /// only in that small pass, not again at full size (zbar: a full scan of 12 MP costs it half
+    /// a second, and on the BoofCV photos it read nothing there that zxing-cpp had not).
+    public private(set) var smallPassOnly: [Bool] = []
     /// Decoders run on the session's thread after the worker decoders (Lua decoders share the
     /// one lua_State); they need the frame kept until then.
     public private(set) var sessionDecoders: [FrameDecoder] = []
+    /// Symbologies whose readings alone send an image file to the fallback decoders too (the
+    /// `recheck` order): zbar reads EAN/UPC codes zxing-cpp misreads.
+    public var recheck: Set<String> = []
+    /// The retry passes for still images (one instance per worker), when zxing-cpp is on.
+    public var retries: (@Sendable () -> StillRetries)?
 
     public init() {}
 
-    public mutating func addWorker(fallback: Bool = false, _ make: @escaping @Sendable () -> FrameDecoder) {
+    public mutating func addWorker(fallback: Bool = false, smallPassOnly: Bool = false, _ make: @escaping @Sendable () -> FrameDecoder) {
         workerFactories.append(make)
         self.fallback.append(fallback)
+        self.smallPassOnly.append(smallPassOnly)
     }
     public mutating func addSession(_ decoder: FrameDecoder) { sessionDecoders.append(decoder) }
 

@@ -15,6 +15,17 @@ public struct DecodedFrame: Sendable {
     public var still = false
 }
 
+/// How an image file (one chance per photo) goes through the fallback decoders.
+public enum StillOrder: Sendable, Equatable {
+    /// Every decoder on every image (`--effort thorough`).
+    case together
+    /// The fallback decoders where the main ones found nothing, or only codes the fallback ones
+    /// read as well and misread less often (zbar on EAN/UPC): `balanced`.
+    case recheck
+    /// The fallback decoders only where the main ones found nothing (`fast`, and video frames).
+    case fallback
+}
+
 /// Limits of a scanning session.
 public struct StreamLimits: Sendable, Equatable {
     public var maxFrames: Int?
@@ -40,9 +51,9 @@ public final class FrameScanner: @unchecked Sendable {
     /// Hand over the pixels already decoded (video frames, full-size files) for frame observers.
     private let keepFrames: Bool
     private let pyramid: Pyramid
-    /// Image files get every decoder together (one chance per photo); video frames use the
-    /// fallback order (the next frame has another chance), as do files with `--effort fast`.
-    private let stillsUseEveryDecoder: Bool
+    /// How image files use the fallback decoders; video frames always use the fallback order
+    /// (the next frame has another chance).
+    private let stillOrder: StillOrder
     private let limits: StreamLimits
     private let workers: Int
     private let capacity: Int
@@ -62,8 +73,8 @@ public final class FrameScanner: @unchecked Sendable {
 
     public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
                 limits: StreamLimits = StreamLimits(), pyramid: Pyramid = Pyramid(effort: .balanced),
-                stillsUseEveryDecoder: Bool = true, keepFrames: Bool = false, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
-        self.stillsUseEveryDecoder = stillsUseEveryDecoder
+                stillOrder: StillOrder = .together, keepFrames: Bool = false, workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+        self.stillOrder = stillOrder
         // A region in pixels is in full-frame terms: no reduced pass then.
         self.pyramid = region.map { $0.isFraction } ?? true ? pyramid : Pyramid(effort: .thorough)
         self.source = source
@@ -159,6 +170,7 @@ public final class FrameScanner: @unchecked Sendable {
     private func decodeLoop() {
         // This thread's own decoder instances, reused for every frame it decodes.
         let mine = decoders.makeWorkerDecoders()
+        let retries = decoders.retries?()
         while true {
             lock.lock()
             while queue.isEmpty && !readerDone && !stopped { lock.wait() }
@@ -170,7 +182,7 @@ public final class FrameScanner: @unchecked Sendable {
             }
             let (n, item, arrival) = queue.removeFirst()
             lock.unlock()
-            let result = decode(item, with: mine, arrival: arrival)
+            let result = decode(item, with: mine, retries: retries, arrival: arrival)
             lock.lock()
             results[n] = result
             lock.broadcast()
@@ -180,11 +192,12 @@ public final class FrameScanner: @unchecked Sendable {
 
     /// Loads the item if it is a file, and runs the worker decoders: on a large frame first at a
     /// reduced size (the scale pyramid), at full size only if that found nothing.
-    private func decode(_ item: SourceItem, with decoders: [FrameDecoder], arrival: DispatchTime) -> DecodedFrame {
+    private func decode(_ item: SourceItem, with decoders: [FrameDecoder], retries: StillRetries?, arrival: DispatchTime) -> DecodedFrame {
         var info: FrameInfo
         var full: GrayImage?
         var data: Data?
         var symbols: [Symbol] = []
+        var order = StillOrder.fallback
         var still = false
         do throws(ImageError) {
             switch item {
@@ -193,7 +206,8 @@ public final class FrameScanner: @unchecked Sendable {
                 full = f.image
             case .file(let input):
                 info = FrameInfo(source: input.name)
-                still = stillsUseEveryDecoder
+                still = true
+                order = stillOrder
                 switch input {
                 case .file(let path): data = try loader.read(path: path)
                 case .data(let d, _): data = d
@@ -218,7 +232,7 @@ public final class FrameScanner: @unchecked Sendable {
             }
             var trustSmall = false
             if let small {
-                symbols = run(decoders, on: small.image, info: info, together: still).map { $0.scaled(by: small.k) }
+                symbols = run(decoders, on: small.image, info: info, order: order).map { $0.scaled(by: small.k) }
                 trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
             }
             if !trustSmall || keepImages {
@@ -228,7 +242,19 @@ public final class FrameScanner: @unchecked Sendable {
                     info.height = image.height
                     if info.warnings.isEmpty { info.warnings = image.warnings }
                     // Nothing found small, or codes so fine there that smaller ones may have been missed.
-                    if !trustSmall { symbols = Symbol.merged(run(decoders, on: image, info: info, together: still) + symbols) }
+                    if !trustSmall {
+                        symbols = Symbol.merged(run(decoders, on: image, info: info, order: order, afterSmallPass: small != nil) + symbols)
+                    }
+                }
+            }
+            // A still image gets one more chance where something is left open (a dark photo,
+            // nothing read, a QR code found but not decoded): see StillRetries.
+            if still, let retries, let (image, k) = full.map({ ($0, 1) }) ?? small {
+                let (open, read) = retries.check(image, k: k, found: symbols, region: region)
+                if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
+                if open.any {
+                    if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                    if let image = full { symbols = Symbol.merged(symbols + retries.retry(image, open: open, region: region)) }
                 }
             }
         } catch {
@@ -265,14 +291,18 @@ public final class FrameScanner: @unchecked Sendable {
     }
 
     /// The decoders on one image: the main ones side by side on their own threads (a large
-    /// photo's work spread over the cores), then the fallback ones if those found nothing. Each
-    /// decoder instance is still used by one thread at a time.
-    private func run(_ all: [FrameDecoder], on image: GrayImage, info: FrameInfo, together: Bool) -> [Symbol] {
-        if together { return runTogether(all, on: image, info: info) }
-        let main = all.indices.filter { !decoders.fallback[$0] }.map { all[$0] }
+    /// photo's work spread over the cores), then the fallback ones if those found nothing (or,
+    /// in the `recheck` order, only codes of ``DecoderList/recheck``). Each decoder instance is
+    /// still used by one thread at a time.
+    /// `afterSmallPass`: the frame was decoded small first, so the small-pass-only decoders sit this one out.
+    private func run(_ all: [FrameDecoder], on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool = false) -> [Symbol] {
+        let used = all.indices.filter { !(afterSmallPass && decoders.smallPassOnly[$0]) }
+        if order == .together { return runTogether(used.map { all[$0] }, on: image, info: info) }
+        let main = used.filter { !decoders.fallback[$0] }.map { all[$0] }
         let symbols = runTogether(main, on: image, info: info)
-        guard symbols.isEmpty, main.count < all.count else { return symbols }
-        return runTogether(all.indices.filter { decoders.fallback[$0] }.map { all[$0] }, on: image, info: info)
+        let recheck = order == .recheck && !symbols.isEmpty && symbols.allSatisfy { decoders.recheck.contains($0.symbology.rawValue) }
+        guard symbols.isEmpty || recheck, main.count < used.count else { return symbols }
+        return Symbol.merged(symbols + runTogether(used.filter { decoders.fallback[$0] }.map { all[$0] }, on: image, info: info))
     }
 
     private func runTogether(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {

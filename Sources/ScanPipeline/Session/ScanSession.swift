@@ -65,12 +65,20 @@ public final class ScanSession {
         let symbologies = settings.symbologies, effort = settings.effort
         let zxing = settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) })
         if zxing { list.addWorker { ZXingDecoder(symbologies: symbologies, effort: effort) } }
+        // Still images get retries on what is left open (not with --effort fast).
+        if zxing && effort != .fast { list.retries = { StillRetries(symbologies: symbologies, effort: effort) } }
         if settings.decoders.contains("zbar") && symbologies.contains(where: { $0.entry?.zbarType != nil }) {
-            // In video frames zbar runs where zxing-cpp found nothing (zxing-cpp reads more, and
-            // faster; the next frame has another chance); image files get both unless `--effort
-            // fast`, and `thorough` runs both on every frame.
-            list.addWorker(fallback: zxing && effort != .thorough) { ZBarDecoder(symbologies: symbologies) }
+            // zbar runs where zxing-cpp found nothing (zxing-cpp reads more, and faster); on image
+            // files also where it found only EAN/UPC codes, which zbar misreads less often
+            // (`fast`: not then; `thorough`: both on every frame and file).
+            // After the scale pyramid's small pass, zbar runs again at full size only in `thorough`;
+            // its inverted retry too (zxing-cpp tries inverted codes itself, unless `fast`).
+            let alone = !zxing || effort == .thorough
+            list.addWorker(fallback: !alone, smallPassOnly: !alone) {
+                ZBarDecoder(symbologies: symbologies, inverted: alone || effort == .fast)
+            }
         }
+        list.recheck = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13", "ean2", "ean5"]
         if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
         return list
     }
@@ -81,7 +89,8 @@ public final class ScanSession {
         let decoders = decoders()
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
                                    region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
-                                   stillsUseEveryDecoder: settings.effort != .fast, keepFrames: !observers.isEmpty)
+                                   stillOrder: [.fast: .fallback, .balanced: .recheck, .thorough: .together][settings.effort]!,
+                                   keepFrames: !observers.isEmpty)
         let frameHooks = engine.hookCount("frame") > 0
         engine.sessionStarted()
         do {

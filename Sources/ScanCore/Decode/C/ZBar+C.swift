@@ -21,8 +21,10 @@ public final class ZBarDecoder: FrameDecoder {
         String(cString: zbar_get_symbol_name(zbar_symbol_type_t(rawValue: type)))
     }
 
-    /// - Parameter symbologies: the names to enable; names zbar does not decode are ignored.
-    public init(symbologies: Set<Symbology>) {
+    /// - Parameters: `symbologies`: the names to enable; names zbar does not decode are ignored.
+    ///   `inverted`: retry on the inverted image when the normal pass finds nothing (off when
+    ///   zxing-cpp, which tries inverted codes itself, reads the same frames).
+    public init(symbologies: Set<Symbology>, inverted: Bool = true) {
         guard let s = zbar_image_scanner_create() else { preconditionFailure("zbar_image_scanner_create failed") }
         scanner = s
         wanted = Set(symbologies.map(\.rawValue))
@@ -39,7 +41,7 @@ public final class ZBarDecoder: FrameDecoder {
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         zbar_image_scanner_set_config(scanner, ZBAR_SQCODE, ZBAR_CFG_BINARY, 1)
         // White-on-black codes: zbar retries on the inverted image when the normal pass finds nothing.
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, 1)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, inverted ? 1 : 0)
     }
 
     deinit { zbar_image_scanner_destroy(scanner) }

@@ -35,8 +35,9 @@ public final class ZXingDecoder: FrameDecoder {
         Symbology.registry.flatMap(\.zxing).filter { ZXing_BarcodeFormatFromString($0) == ZXing_BarcodeFormat_Invalid }
     }
 
-    /// - Parameters: `symbologies` to enable (names zxing-cpp does not read are ignored).
-    public init(symbologies: Set<Symbology>, effort: Effort = .balanced) {
+    /// - Parameters: `symbologies` to enable (names zxing-cpp does not read are ignored);
+    ///   `reportFailures`: also keep where codes were found but not decoded (``decodeReporting(_:)``).
+    public init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false) {
         guard let o = ZXing_ReaderOptions_new() else { preconditionFailure("ZXing_ReaderOptions_new failed") }
         options = o
         self.effort = effort
@@ -65,6 +66,7 @@ public final class ZXingDecoder: FrameDecoder {
             ZXing_ReaderOptions_setTryDownscale(options, true)
             ZXing_ReaderOptions_setMinLineCount(options, 1)
         }
+        ZXing_ReaderOptions_setReturnErrors(options, reportFailures)
         self.wantsNothing = wanted.isEmpty
         self.wanted = Set(symbologies.map(\.rawValue))
     }
@@ -80,27 +82,40 @@ public final class ZXingDecoder: FrameDecoder {
         return image.decode(inside: region, decode)
     }
 
+    /// Whether any of the wanted formats is zxing-cpp's.
+    public var readsSomething: Bool { !wantsNothing }
+
     /// Every valid symbol zxing-cpp finds in `image` (results with a checksum or format error are
     /// not symbols). The corresponding C function is `ZXing_ReadBarcodes`.
-    public func decode(_ image: GrayImage) -> [Symbol] {
-        guard image.width > 0, image.height > 0 else { return [] }
-        return image.pixels.withUnsafeBufferPointer { buf -> [Symbol] in
+    public func decode(_ image: GrayImage) -> [Symbol] { decodeReporting(image).symbols }
+
+    /// The valid symbols, and (with `reportFailures`) the outlines of codes zxing-cpp found but
+    /// could not decode (a checksum or format error): where a retry may read more.
+    public func decodeReporting(_ image: GrayImage) -> (symbols: [Symbol], failures: [Box]) {
+        guard image.width > 0, image.height > 0, !wantsNothing else { return ([], []) }
+        return image.pixels.withUnsafeBufferPointer { buf -> ([Symbol], [Box]) in
             // The view does not copy: the buffer outlives the read.
             guard let view = ZXing_ImageView_new_checked(buf.baseAddress, Int32(buf.count), Int32(image.width),
-                                                         Int32(image.height), ZXing_ImageFormat_Lum, 0, 0) else { return [] }
+                                                         Int32(image.height), ZXing_ImageFormat_Lum, 0, 0) else { return ([], []) }
             defer { ZXing_ImageView_delete(view) }
-            guard let list = ZXing_ReadBarcodes(view, options) else { return [] }
+            guard let list = ZXing_ReadBarcodes(view, options) else { return ([], []) }
             defer { ZXing_Barcodes_delete(list) }
             var symbols: [Symbol] = []
+            var failures: [Box] = []
             for i in 0..<ZXing_Barcodes_size(list) {
-                guard let b = ZXing_Barcodes_at(list, i), ZXing_Barcode_isValid(b),
-                      ZXing_Barcode_errorType(b) == ZXing_ErrorType_None, var symbol = Self.symbol(from: b) else { continue }
+                guard let b = ZXing_Barcodes_at(list, i) else { continue }
+                guard ZXing_Barcode_isValid(b), ZXing_Barcode_errorType(b) == ZXing_ErrorType_None else {
+                    let p = ZXing_Barcode_position(b)
+                    failures.append(Box(enclosing: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) }))
+                    continue
+                }
+                guard var symbol = Self.symbol(from: b) else { continue }
                 symbol = Self.namedLikeZBar(symbol, wanted: wanted)
                 guard wanted.contains(symbol.symbology.rawValue) else { continue }
                 // zxing-cpp puts corners one past the last module: inside the image they go.
                 symbols.append(symbol.clamped(width: image.width, height: image.height))
             }
-            return symbols
+            return (symbols, failures)
         }
     }
 

@@ -83,13 +83,13 @@ final class HTTPServer: @unchecked Sendable {
                 return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { s in
                     var addr = s.pointee.sin6_addr
                     inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
-                    return "[\(String(cString: text))]:\(UInt16(bigEndian: s.pointee.sin6_port))"
+                    return "[\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))]:\(UInt16(bigEndian: s.pointee.sin6_port))"
                 }
             }
             return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { s in
                 var addr = s.pointee.sin_addr
                 inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
-                return "\(String(cString: text)):\(UInt16(bigEndian: s.pointee.sin_port))"
+                return "\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)):\(UInt16(bigEndian: s.pointee.sin_port))"
             }
         }
     }

@@ -1,0 +1,67 @@
+import Foundation
+import ScanCore
+import XCTest
+
+/// The contrast and size changes of the still-image retries, and the retries themselves.
+final class EnhanceTests: XCTestCase {
+    func testGammaTableBrightensTheDarkLevelsApart() {
+        let t = GrayImage.gammaTable(0.5)
+        XCTAssertEqual([t[0], t[16], t[64], t[255]], [0, 64, 128, 255])
+        let image = GrayImage(width: 2, height: 1, pixels: [6, 23]).mapped(t)
+        XCTAssertEqual(image.pixels, [39, 77], "17 levels apart become 38")
+    }
+
+    func testMedianBrightness() {
+        let image = GrayImage(width: 8, height: 8, pixels: (0..<64).map { $0 < 40 ? 10 : 200 })
+        XCTAssertEqual(image.medianBrightness(step: 1), 10)
+        XCTAssertEqual(GrayImage(width: 4, height: 4, pixels: Array(repeating: 77, count: 16)).medianBrightness(), 77)
+    }
+
+    func testLocalEqualisationRaisesTheContrastOfTheDarkPartAndKeepsAFlatImageFlat() {
+        // Left half: a dark checkerboard (levels 10 and 40); right half: bright (200 and 230).
+        let w = 256
+        let pixels: [UInt8] = (0..<(w * w)).map { i in
+            let (x, y) = (i % w, i / w)
+            let on = (x / 4 + y / 4) % 2 == 0
+            return x < w / 2 ? (on ? 40 : 10) : (on ? 230 : 200)
+        }
+        let out = GrayImage(width: w, height: w, pixels: pixels).equalizedLocally(clip: 4)
+        XCTAssertEqual([out.width, out.height], [w, w])
+        // Well inside the dark half, the two levels end further apart than the 30 they were.
+        // (The clip limits how far: a two-level tile's table rises at most 4x the mean bin's slope.)
+        let (dark, light) = (out[32, 36], out[36, 36])
+        XCTAssertEqual([pixels[36 * w + 32], pixels[36 * w + 36]], [10, 40])
+        XCTAssertGreaterThan(Int(light) - Int(dark), 30, "\(dark) \(light)")
+        XCTAssertLessThan(Int(dark), 30, "still dark")
+        // Every pixel of a flat image maps to one level, edges included.
+        let flat = GrayImage(width: 100, height: 70, pixels: Array(repeating: 90, count: 7000)).equalizedLocally(clip: 2)
+        XCTAssertEqual(Set(flat.pixels).count, 1)
+    }
+
+    func testResizeKeepsLevelsAndOrder() {
+        let ramp = GrayImage(width: 4, height: 2, pixels: [0, 80, 160, 240, 0, 80, 160, 240])
+        let big = ramp.resized(by: 1.5)
+        XCTAssertEqual([big.width, big.height], [6, 3])
+        let row = Array(big.pixels[0..<6])
+        XCTAssertEqual(row, row.sorted(), "still a ramp: \(row)")
+        XCTAssertEqual(row.first, 0)
+        XCTAssertEqual(row.last, 240)
+        XCTAssertEqual(Array(big.pixels[6..<12]), row, "rows alike")
+    }
+
+    /// A QR code at levels 6 to 23 (a dark photo): zxing-cpp's first read sees a flat image,
+    /// its gamma retry reads it.
+    func testTheRetriesReadADarkCode() throws {
+        let image = try Fixture.image("qr-dark.png")
+        let qr: Set<Symbology> = [Symbology(rawValue: "qrcode")]
+        XCTAssertEqual(ZXingDecoder(symbologies: qr).decode(image).count, 0, "the first read finds nothing")
+        let retries = StillRetries(symbologies: qr, effort: .balanced)
+        let (open, read) = retries.check(image, k: 1, found: [], region: nil)
+        XCTAssertEqual(open, StillRetries.Open(dark: true, nothingRead: true, failedQR: false))
+        XCTAssertTrue(read.isEmpty)
+        let found = Symbol.merged(retries.retry(image, open: open, region: nil))
+        XCTAssertEqual(found.map(\.text), ["scanlua dark photo"])
+        XCTAssertEqual(found.first?.bbox.width ?? 0, 200, accuracy: 16, "in the image's own coordinates (25 modules of 8 pixels)")
+        XCTAssertTrue(retries.retry(image, open: StillRetries.Open(), region: nil).isEmpty, "nothing open: no pass")
+    }
+}
