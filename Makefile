@@ -31,7 +31,7 @@ test:
 # from Tests/Fuzz/seeds and the regression corpus; findings go to .build/fuzz/findings/TARGET/.
 # Then the Lua fuzz test's megabyte bodies, with the release build.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= image y4m mjpeg ndjson json
+FUZZ_TARGETS ?= image decode y4m mjpeg ndjson json
 fuzz:
 	scripts/install-deps build
 	$(SWIFT) build -c release --product scanlua-fuzz --scratch-path .build/fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING

@@ -7,6 +7,9 @@ import ScanCore
 enum FuzzTarget: String, CaseIterable {
     /// ImageLoader: PNG, JPEG (also DCT-reduced), PGM/PPM/PBM, whatever the bytes sniff as.
     case image
+    /// A decoded image through zbar, zxing-cpp and every still-image retry pass (gamma, CLAHE,
+    /// the enlargement): odd sizes, flat images, noise.
+    case decode
     /// The YUV4MPEG2 reader, frame by frame to the end.
     case y4m
     /// The MJPEG reader (concatenated JPEGs), frame by frame to the end.
@@ -23,6 +26,12 @@ enum FuzzTarget: String, CaseIterable {
             let data = Data(bytes)
             _ = try? loader.decode(data, name: "fuzz")
             _ = try? loader.decode(data, name: "fuzz", reduction: 4)
+        case .decode:
+            guard let image = try? ImageLoader(maxPixels: 1_000_000).decode(Data(bytes), name: "fuzz") else { return }
+            let found = Decoders.shared.zxing.decode(image) + Decoders.shared.zbar.decode(image)
+            let (_, read) = Decoders.shared.retries.check(image, k: 1, found: found, region: nil)
+            let all = StillRetries.Open(dark: true, nothingRead: true, failedQR: true)
+            _ = Symbol.merged(found + read + Decoders.shared.retries.retry(image, open: all, region: nil))
         case .y4m:
             withStream(bytes) { handle in
                 guard let source = try? Y4MSource(handle: handle, name: "fuzz.y4m") else { return }
@@ -47,6 +56,14 @@ enum FuzzTarget: String, CaseIterable {
             // Numbers may be reformatted once (1.50 -> 1.5); after that the text is stable.
             guard twice == out else { fatalError("writing is not stable: \(String(decoding: out, as: UTF8.self))") }
         }
+    }
+
+    /// One set of decoders for the whole fuzzing run (libFuzzer calls from one thread).
+    final class Decoders: @unchecked Sendable {
+        nonisolated(unsafe) static let shared = Decoders()
+        let zxing = ZXingDecoder(symbologies: Symbology.defaultSet)
+        let zbar = ZBarDecoder(symbologies: Symbology.defaultSet)
+        let retries = StillRetries(symbologies: Symbology.defaultSet, effort: .thorough)
     }
 
     private func drain(_ source: FrameSource) {

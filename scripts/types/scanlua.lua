@@ -77,7 +77,7 @@
 ---@class scanlua.Options
 -- BEGIN options (from Option.registry; DocsDriftTests checks it)
 ---@field decoders (string|string[])?    Comma-separated decoders: zbar, zxing (default both; one record per code either way).
----@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions, binarizers), the scale pyramid, and whether zbar runs on every frame (see README).
+---@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions, binarizers), the scale pyramid, the retries of dark or unread photos, and where zbar runs (see README).
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
 ---@field duplicates ("once"|"interval"|"consecutive"|"all")? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
 ---@field interval number?               For --duplicates interval (default 1), in frame capture time.

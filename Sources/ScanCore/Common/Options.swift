@@ -158,7 +158,7 @@ extension Option {
             Option("decoders", "--decoders", .text, "LIST", config: true, names: true,
                    "Comma-separated decoders: zbar, zxing (default both; one record per code either way)."),
             Option("effort", "--effort", .choice(Effort.allCases.map(\.rawValue)), "LEVEL", config: true,
-                   "fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions,\nbinarizers), the scale pyramid, and whether zbar runs on every frame (see README)."),
+                   "fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions,\nbinarizers), the scale pyramid, the retries of dark or unread photos, and where\nzbar runs (see README)."),
             Option("roi", "--roi", .text, "X,Y,W,H", config: true,
                    "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
             Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",
