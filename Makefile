@@ -37,7 +37,7 @@ fuzz:
 	$(SWIFT) build -c release --product scanlua-fuzz --scratch-path .build/fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING
 	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p .build/fuzz/corpus/$$t .build/fuzz/findings/$$t && \
-	  SCANLUA_FUZZ_TARGET=$$t .build/fuzz/release/scanlua-fuzz -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+	  LSAN_OPTIONS=suppressions=Tests/Fuzz/lsan.supp SCANLUA_FUZZ_TARGET=$$t .build/fuzz/release/scanlua-fuzz -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
 	    -timeout=10 -print_final_stats=1 -artifact_prefix=.build/fuzz/findings/$$t/ \
 	    .build/fuzz/corpus/$$t Tests/Fuzz/seeds/$$t Tests/Fuzz/regressions/$$t || exit 1; \
 	done

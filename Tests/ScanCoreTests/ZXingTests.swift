@@ -68,6 +68,21 @@ final class ZXingTests: XCTestCase {
         }
     }
 
+    /// zxing-cpp 3 gives a UPC-E as 13 digits (its EAN form); records carry the code's own 8, as
+    /// zbar reads them, so both readings of one code are one record. The pairs are what the two
+    /// decoders read on the zxing corpus (upce-1, upce-2).
+    func testUPCEKeepsItsEightDigits() {
+        func short(_ s: String) -> String? { ZXingDecoder.upceDigits(expanded: Array(s.utf8)).map { String(decoding: $0, as: UTF8.self) } }
+        XCTAssertEqual(short("0012345000065"), "01234565")
+        XCTAssertEqual(short("0001234000057"), "00123457")
+        XCTAssertEqual(short("0012300000451"), "01234531")
+        XCTAssertEqual(short("0050968000093"), "05096893")
+        XCTAssertEqual(short("0041244000098"), "04124498")
+        XCTAssertEqual(short("0012000006494"), "01264904")
+        XCTAssertNil(short("0012345678905"), "a UPC-A no UPC-E expands to")
+        XCTAssertNil(short("4719512002889"), "an EAN-13")
+    }
+
     func testQRAndDataMatrixMetadata() throws {
         let qr = try only("qrcode.png")
         XCTAssertEqual(qr.symbology.rawValue, "qrcode")

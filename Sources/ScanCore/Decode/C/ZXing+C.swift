@@ -122,6 +122,16 @@ public final class ZXingDecoder: FrameDecoder {
     /// zxing-cpp reports UPC-A and ISBN codes as EAN-13; zbar (and the registry) name them
     /// `upca` (12 digits) and `isbn13` when those are asked for, so both decoders agree.
     static func namedLikeZBar(_ s: Symbol, wanted: Set<String>) -> Symbol {
+        if s.symbology.rawValue == "upce", s.bytes.count == 13, let short = Self.upceDigits(expanded: s.bytes) {
+            // zxing-cpp 3 gives a UPC-E as its 13-digit EAN form; zbar (and the code itself) has 8.
+            var renamed = Symbol(symbology: s.symbology, bytes: short, points: s.points, orientation: s.orientation,
+                                 quality: s.quality, modifiers: s.modifiers, addon: s.addon)
+            renamed.decoder = s.decoder
+            renamed.symbologyID = s.symbologyID
+            renamed.inverted = s.inverted
+            renamed.mirrored = s.mirrored
+            return renamed
+        }
         guard s.symbology.rawValue == "ean13", s.bytes.count == 13 else { return s }
         var renamed: Symbol
         if s.bytes.first == UInt8(ascii: "0"), wanted.contains("upca") {
@@ -138,6 +148,26 @@ public final class ZXingDecoder: FrameDecoder {
         renamed.inverted = s.inverted
         renamed.mirrored = s.mirrored
         return renamed
+    }
+
+    /// The 8 digits of a UPC-E (number system, six digits, check) from its 13-digit EAN form
+    /// (`0` and the UPC-A it expands to), or nil when no UPC-E expands to it.
+    static func upceDigits(expanded bytes: [UInt8]) -> [UInt8]? {
+        let d = bytes.map { Int($0) - 48 }
+        guard d.count == 13, d[0] == 0, d.allSatisfy({ (0...9).contains($0) }), d[1] <= 1 else { return nil }
+        let a = Array(d.dropFirst())  // UPC-A: number system, ten digits, check
+        func expand(_ e: [Int]) -> [Int] {
+            switch e[5] {
+            case 0...2: return [a[0], e[0], e[1], e[5], 0, 0, 0, 0, e[2], e[3], e[4]]
+            case 3: return [a[0], e[0], e[1], e[2], 0, 0, 0, 0, 0, e[3], e[4]]
+            case 4: return [a[0], e[0], e[1], e[2], e[3], 0, 0, 0, 0, 0, e[4]]
+            default: return [a[0], e[0], e[1], e[2], e[3], e[4], 0, 0, 0, 0, e[5]]
+            }
+        }
+        let candidates = [[a[1], a[2], a[8], a[9], a[10], a[3]], [a[1], a[2], a[3], a[9], a[10], 3],
+                          [a[1], a[2], a[3], a[4], a[10], 4], [a[1], a[2], a[3], a[4], a[5], a[10]]]
+        guard let six = candidates.first(where: { expand($0) == Array(a[0..<11]) }) else { return nil }
+        return ([a[0]] + six + [a[11]]).map { UInt8($0 + 48) }
     }
 
     private static func string(_ p: UnsafeMutablePointer<CChar>?) -> String? {
