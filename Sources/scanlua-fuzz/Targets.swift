@@ -60,7 +60,7 @@ enum FuzzTarget: String, CaseIterable {
 
     /// One set of decoders for the whole fuzzing run (libFuzzer calls from one thread).
     final class Decoders: @unchecked Sendable {
-        nonisolated(unsafe) static let shared = Decoders()
+        static let shared = Decoders()
         let zxing = ZXingDecoder(symbologies: Symbology.defaultSet)
         let zbar = ZBarDecoder(symbologies: Symbology.defaultSet)
         let retries = StillRetries(symbologies: Symbology.defaultSet, effort: .thorough)
