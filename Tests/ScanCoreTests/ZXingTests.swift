@@ -292,6 +292,35 @@ final class ZXingTests: XCTestCase {
         }
     }
 
+    /// zbar reads Code 39 without full ASCII and Code 128 without FNC4: on the zxing corpus
+    /// (code39-2/2.png, code128-1/6.png, with `--effort thorough`) that was two records per code.
+    func testExtendedCode39AndCode128ReadingsMergeWithTheirPlainReadings() {
+        let box = Box(x: 20, y: 20, width: 300, height: 80)
+        let cases: [(String, [UInt8], [UInt8], String)] = [
+            ("code39", Array("12+A+B".utf8), Array("12ab".utf8), "12ab"),
+            ("code39", Array("E+X+T+E+N+D+E+D /A%J/J/C".utf8), Array("Extended !?*#".utf8), "Extended !?*#"),
+            ("code128", Array("ssss1234ssabszz".utf8), [0xF3, 0xF3, 0xF3, 0xF3] + Array("1234".utf8) + [0xF3, 0xF3] + Array("ab".utf8) + [0xF3] + Array("zz".utf8), "óóóó1234óóabózz"),
+        ]
+        for (symbology, plain, extended, text) in cases {
+            let z = sym(symbology, "", box: box, decoder: "zbar", bytes: plain)
+            var x = sym(symbology, "", box: box, decoder: "zxing", bytes: extended)
+            x.symbologyID = symbology == "code39" ? "]A4" : "]C0"
+            for list in [[z, x], [x, z]] {
+                let m = Symbol.merged(list)
+                XCTAssertEqual(m.count, 1, text)
+                XCTAssertEqual(m.first?.bytes, extended, text)
+                XCTAssertEqual(m.first?.text, text)
+                XCTAssertEqual(m.first?.decoder, "zbar+zxing")
+                XCTAssertEqual(m.first?.symbologyID, x.symbologyID)
+            }
+        }
+        XCTAssertNil(Symbol.code39FullASCII(Array("+1".utf8)), "not a full ASCII pair")
+        XCTAssertEqual(Symbol.code39FullASCII(Array("%U$M/Z%V".utf8)), [0x00, 0x0D, 0x3A, 0x40])
+        // A plain Code 39 that is not this code's plain reading stays apart.
+        let other = sym("code39", "12+A+C", box: box, decoder: "zbar")
+        XCTAssertEqual(Symbol.merged([other, sym("code39", "12ab", box: box, decoder: "zxing")]).count, 2)
+    }
+
     func testCodesApartOrDifferentAreNotMerged() {
         let a = sym("qrcode", "hello", box: Box(x: 10, y: 10, width: 100, height: 100), decoder: "zbar")
         let far = sym("qrcode", "hello", box: Box(x: 400, y: 10, width: 100, height: 100), decoder: "zxing")

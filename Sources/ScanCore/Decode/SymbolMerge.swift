@@ -23,8 +23,48 @@ extension Symbol {
         if isVariant(of: other) || other.isVariant(of: self) { return overlaps(other) && !points.isEmpty }
         guard symbology == other.symbology else { return false }
         guard bytes == other.bytes || (other.eci != nil && bytes == Array(other.text.utf8))
-            || (eci != nil && other.bytes == Array(text.utf8)) else { return false }
+            || (eci != nil && other.bytes == Array(text.utf8)) || isPlainReading(of: other) || other.isPlainReading(of: self)
+        else { return false }
         return points.isEmpty || other.points.isEmpty || overlaps(other)
+    }
+
+    /// zbar reads Code 39 and Code 128 without their extended modes: Code 39's full ASCII pairs
+    /// (`+A` for `a`) stay as they are, Code 128's FNC4 (the next character + 128) is dropped.
+    /// This symbol is such a plain reading of `other`'s text.
+    func isPlainReading(of other: Symbol) -> Bool {
+        guard bytes != other.bytes else { return false }
+        switch symbology.rawValue {
+        case "code39": return Self.code39FullASCII(bytes) == other.bytes
+        case "code128": return bytes.count == other.bytes.count && other.bytes.contains { $0 >= 0x80 }
+            && zip(bytes, other.bytes).allSatisfy { $0 == $1 & 0x7F }
+        default: return false
+        }
+    }
+
+    /// Code 39's full ASCII: `$A`-`$Z` controls, `%A`-`%Z` the rest of the punctuation and
+    /// DEL, `/A`-`/O` and `/Z` `!`-`/` and `:`, `+A`-`+Z` the lower case letters. Nil when a
+    /// pair is not one of these.
+    static func code39FullASCII(_ bytes: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            guard [UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "/"), UInt8(ascii: "+")].contains(c) else { out.append(c); i += 1; continue }
+            guard i + 1 < bytes.count, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[i + 1]) else { return nil }
+            let n = bytes[i + 1] - UInt8(ascii: "A")  // 0 for A ... 25 for Z
+            switch c {
+            case UInt8(ascii: "$"): out.append(n + 1)
+            case UInt8(ascii: "+"): out.append(n + UInt8(ascii: "a"))
+            case UInt8(ascii: "/"):
+                if n <= 14 { out.append(n + 0x21) } else if n == 25 { out.append(UInt8(ascii: ":")) } else { return nil }
+            default:  // %
+                let percent: [UInt8] = [0x1B, 0x1C, 0x1D, 0x1E, 0x1F, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x5B, 0x5C, 0x5D, 0x5E, 0x5F,
+                                        0x7B, 0x7C, 0x7D, 0x7E, 0x7F, 0x00, 0x40, 0x60, 0x7F, 0x7F, 0x7F]
+                out.append(percent[Int(n)])
+            }
+            i += 2
+        }
+        return out
     }
 
     func isVariant(of other: Symbol) -> Bool { symbology.entry?.readsAs == other.symbology.rawValue }
@@ -47,6 +87,13 @@ extension Symbol {
             m.bytes = other.bytes
             m.text = other.text
             m.charset = other.charset
+        }
+        if m.isPlainReading(of: other) {
+            // The reader that knows the extended mode has the text (zxing-cpp's Code 39 ]A4, Code 128 FNC4).
+            m.bytes = other.bytes
+            m.text = other.text
+            m.charset = other.charset
+            m.symbologyID = other.symbologyID ?? m.symbologyID
         }
         if m.eci == nil, let eci = other.eci {
             // The reading that saw the declared charset has the payload as encoded.
