@@ -86,6 +86,29 @@ final class ImageSinkTests: XCTestCase {
         XCTAssertEqual(try picture(dir.appendingPathComponent("a/code-annotated-3.png").path).width, try picture(b).width, "b's copy")
     }
 
+    /// A JPEG on stdin stays a color JPEG; an --annotate directory inside a scanned one is not
+    /// scanned on the next run (its copies are not inputs).
+    func testStdinCopiesKeepTheirFormatAndTheOutputDirectoryIsNotAnInput() throws {
+        let photo = CLI.packageRoot.appendingPathComponent("examples/images/einvoice-pair.jpg")
+        let out = dir.appendingPathComponent("out")
+        let r = try CLI.run(["scan", "--no-default-scripts", "--annotate", out.path, "-"], stdin: try Data(contentsOf: photo))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["stdin-annotated.jpg"])
+        let copy = try picture(out.appendingPathComponent("stdin-annotated.jpg").path)
+        XCTAssertEqual([copy.width, copy.height], [616, 413])
+
+        let inputs = dir.appendingPathComponent("inputs")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: inputs.appendingPathComponent("qrcode.png").path)
+        let inner = inputs.appendingPathComponent("annotated").path
+        for run in 1...2 {
+            let again = try CLI.run(["scan", "--no-default-scripts", "--annotate", inner, inputs.path])
+            XCTAssertEqual(again.status, 0, "run \(run): \(again.stderr)")
+            XCTAssertEqual(again.records.count, 1, "run \(run): only the input")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inner), ["qrcode-annotated.png"], "run \(run)")
+        }
+    }
+
     func testAnAnnotateDirectoryThatCannotBeMadeIsAnError() throws {
         let file = dir.appendingPathComponent("file")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -94,6 +117,21 @@ final class ImageSinkTests: XCTestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertEqual(r.stdout, "", "nothing scanned")
         XCTAssertTrue(r.stderr.contains("scanlua: --annotate: cannot create the directory \(file.path)/sub: "), r.stderr)
+    }
+
+    /// A watched folder's images keep their names; two images of one name are two files.
+    func testSavedFramesOfAWatchedFolderNeverReplaceEachOther() throws {
+        let inbox = dir.appendingPathComponent("inbox"), saved = dir.appendingPathComponent("saved")
+        for (sub, fixture) in [("a", "qrcode.png"), ("b", "ean8.png")] {
+            try FileManager.default.createDirectory(at: inbox.appendingPathComponent(sub), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: CLI.fixture(fixture), toPath: inbox.appendingPathComponent("\(sub)/scan.png").path)
+        }
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--timeout", "2", "--save-frames", saved.path, inbox.path])
+        XCTAssertEqual(r.records.count, 2, r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: saved.path).sorted(), ["scan-2.jpg", "scan.jpg"])
+        let again = try CLI.run(["scan", "--no-default-scripts", "--raw", saved.appendingPathComponent("scan.jpg").path,
+                                 saved.appendingPathComponent("scan-2.jpg").path])
+        XCTAssertEqual(Set(again.stdout.split(separator: "\n")), ["https://example.com/scanlua", "96385074"])
     }
 
     /// The frames in which a code was accepted, without drawings: the photo of each scan.

@@ -115,10 +115,18 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(status["accepted"] as? Int, 3)
         XCTAssertEqual(status["ended"] as? Bool, true)
         XCTAssertTrue(status["torch"] is NSNull)
-        let torch = try client(["post", base + "/torch?on=1"])
+        XCTAssertEqual(try client(["post", base + "/torch?on=1"]).first, "403", "a page elsewhere cannot add the header")
+        let torch = try client(["post", base + "/torch?on=1", "--header", "X-Scanlua: torch"])
         XCTAssertEqual(torch.first, "409")
         XCTAssertEqual(json(torch.last ?? "")["error"] as? String, "\(CLI.fixture("stream-10fps.y4m")) has no torch")
         XCTAssertEqual(try client(["get", base + "/nothing-here"]).first, "404")
+        XCTAssertEqual(try client(["post", base + "/status"]).first, "405")
+        // A name that is not this loopback server's (a rebound DNS name) gets nothing.
+        XCTAssertEqual(try client(["get", base + "/status", "--header", "Host: evil.example"]).first, "403")
+        XCTAssertEqual(try client(["get", base + "/status", "--header", "Host: localhost:\(port)"]).first, "200")
+        // A page left open from an earlier run reconnects with an id this run never gave: it gets every record.
+        let stale = try client(["events", base + "/events", "--count", "3", "--header", "Last-Event-ID: 1000"])
+        XCTAssertEqual(Array(stale.dropFirst()), Array(events.dropFirst()))
         let (code, records) = stopWatch()
         XCTAssertEqual(code, 0)
         XCTAssertEqual(Array(events.dropFirst()), records, "the same JSON as the NDJSON records")
@@ -141,11 +149,39 @@ final class PreviewTests: XCTestCase {
         _ = stopWatch()
     }
 
+    /// The page is up before a pipe sends its first bytes (the source opens after the server).
+    func testThePageIsUpBeforeAPipeSendsAnything() throws {
+        port = TestServer.freePort()
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["watch", "--serve", "127.0.0.1:\(port)", "--quiet", "--source", "y4m", "-"]
+        let input = Pipe()
+        p.standardInput = input
+        p.standardOutput = stdout
+        FileManager.default.createFile(atPath: stderrLog.path, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: stderrLog)
+        try p.run()
+        watch = p
+        let deadline = Date().addingTimeInterval(20)
+        while !stderr.contains("preview at") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let status = json(try client(["get", base + "/status"]).last ?? "")
+        XCTAssertEqual(status["frames"] as? Int, 0, "nothing sent yet, and the page answers")
+        input.fileHandleForWriting.write(try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("stream-10fps.y4m"))))
+        try input.fileHandleForWriting.close()
+        while !stderr.contains("the source ended") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        XCTAssertEqual(json(try client(["get", base + "/status"]).last ?? "")["frames"] as? Int, 15)
+        let (code, records) = stopWatch()
+        XCTAssertEqual(code, 0)
+        XCTAssertEqual(records.count, 3)
+    }
+
     func testABadOrBusyAddressIsAnError() throws {
-        let bad = try CLI.run(["watch", "--serve", "nowhere", CLI.fixture("stream-10fps.y4m")])
-        XCTAssertEqual(bad.status, 1)
-        XCTAssertEqual(bad.stderr, "scanlua: invalid value 'nowhere' for '--serve': expected HOST:PORT such as 127.0.0.1:8080\n")
-        XCTAssertEqual(bad.stdout, "")
+        for value in ["nowhere", "0", "65536", "host:abc", "example.com:80"] {
+            let bad = try CLI.run(["watch", "--serve", value, CLI.fixture("stream-10fps.y4m")])
+            XCTAssertEqual(bad.status, 2, "a usage error: \(value)")
+            XCTAssertTrue(bad.stderr.hasPrefix("Error: invalid value '\(value)' for '--serve': expected HOST:PORT (an IP address or localhost, a port 1-65535) such as 127.0.0.1:8080\n"), bad.stderr)
+            XCTAssertEqual(bad.stdout, "")
+        }
         try startWatch([CLI.fixture("stream-10fps.y4m")], until: "preview at")
         let busy = try CLI.run(["watch", "--serve", "127.0.0.1:\(port)", CLI.fixture("stream-10fps.y4m")])
         XCTAssertEqual(busy.status, 1)

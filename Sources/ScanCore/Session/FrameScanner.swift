@@ -13,6 +13,8 @@ public struct DecodedFrame: Sendable {
     public var arrival: DispatchTime
     /// Whether the item was an image file (or stdin), not a frame of a stream.
     public var still = false
+    /// An image file's bytes, kept for frame observers (a copy in color, in its own format).
+    public var bytes: Data?
 }
 
 /// How an image file (one chance per photo) goes through the fallback decoders.
@@ -270,7 +272,10 @@ public final class FrameScanner: @unchecked Sendable {
         // stay inside the frame.
         let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
         var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || keepFrames ? full : nil, arrival: arrival)
-        if case .file = item { decoded.still = true }
+        if case .file = item {
+            decoded.still = true
+            if keepFrames { decoded.bytes = data }
+        }
         return decoded
     }
 

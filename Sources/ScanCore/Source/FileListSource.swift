@@ -15,10 +15,20 @@ public final class FileListSource: FrameSource {
     ///   - arguments: paths as given on the command line (see ``Input/expand(_:)``).
     ///   - shard: `(i, n)`: only the inputs at positions i-1, i-1+n, i-1+2n ... of the expanded
     ///     list (`--shard I/N`), so that n processes with i = 1...n together take each input once.
-    public init(arguments: [String], shard: (index: Int, count: Int)? = nil) {
+    ///   - excluding: a directory whose files a directory walk passes over (`--annotate`'s own
+    ///     output, when it lies inside a scanned directory); files named as arguments still count.
+    public init(arguments: [String], shard: (index: Int, count: Int)? = nil, excluding: String? = nil) {
         name = arguments.joined(separator: " ")
         var skipped: [String] = []
-        let all = Input.expand(arguments, skipped: &skipped)
+        var all = Input.expand(arguments, skipped: &skipped)
+        if let excluding {
+            let dir = URL(fileURLWithPath: excluding).standardizedFileURL.resolvingSymlinksInPath().path + "/"
+            let named = Set(arguments)
+            all.removeAll { input in
+                guard case .file(let path) = input, !named.contains(path) else { return false }
+                return URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path.hasPrefix(dir)
+            }
+        }
         self.skipped = skipped.sorted()
         if let shard {
             inputs = all.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)

@@ -137,7 +137,8 @@ public final class ScanSession {
             onFrameDecoded?(frame.arrival)
             onFrame?(report, accepted.count)
             if !observers.isEmpty {
-                let seen = ObservedFrame(info: frame.info, still: frame.still, image: frame.image, symbols: symbols, records: records, report: report)
+                let seen = ObservedFrame(info: frame.info, still: frame.still, bytes: frame.bytes, image: frame.image, symbols: symbols,
+                                         records: records, report: report)
                 for o in observers { o.frameDone(seen) }
             }
         }

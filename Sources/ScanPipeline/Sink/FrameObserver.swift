@@ -6,6 +6,8 @@ public struct ObservedFrame: Sendable {
     public var info: FrameInfo
     /// An image file (or stdin), not a frame of a stream.
     public var still: Bool
+    /// A still image's bytes as read (the file, or stdin).
+    public var bytes: Data?
     /// The frame's gray pixels when the scanner had them (video frames; files decoded at full size).
     public var image: GrayImage?
     /// Every code read in the frame, accepted or not.
@@ -24,13 +26,14 @@ public struct ObservedFrame: Sendable {
         }
     }
 
-    /// The frame in color: a still image's own file read again in color, else the gray frame.
+    /// The frame in color: a still image's bytes decoded again in color, else the gray frame.
     public func picture(loader: ImageLoader) throws(ImageError) -> RGBImage? {
-        if still, info.source != "-", FileManager.default.fileExists(atPath: info.source) {
-            return try loader.decodeColor(try loader.read(path: info.source), name: info.source)
-        }
+        if let bytes { return try loader.decodeColor(bytes, name: info.source) }
         return image.map(RGBImage.init)
     }
+
+    /// Whether the frame came as a JPEG file (its copies stay JPEG).
+    public var isJPEG: Bool { bytes.map { ImageFormat.sniff($0) == .jpeg } ?? false }
 }
 
 /// Sees each frame after its records are out. Runs on the session's thread: keep it short, or
@@ -72,8 +75,7 @@ public final class AnnotatedImageWriter: FrameObserver {
                 return
             }
             Annotation.draw(frame.annotations, on: &picture)
-            let ext = (frame.info.source as NSString).pathExtension.lowercased()
-            let jpeg = frame.info.index == 0 && (ext == "jpg" || ext == "jpeg")
+            let jpeg = frame.isJPEG
             let path = outputPath(for: frame.info, ext: jpeg ? "jpg" : "png")
             let data = jpeg ? try ImageEncoder.jpeg(picture, quality: 90) : try ImageEncoder.png(picture)
             try write(data, to: path)
@@ -97,10 +99,12 @@ public final class AnnotatedImageWriter: FrameObserver {
 }
 
 /// `watch --save-frames DIR`: each frame in which a code was accepted, as JPEG (quality 90),
-/// without drawings: the photo of the scan. Named after the source and the frame's index.
+/// without drawings: the photo of the scan. A stream's frame is `<source>-<index>.jpg`, a
+/// watched folder's image `<name>.jpg`; `-2`, `-3` ... rather than replacing a file already there.
 public final class FrameSaver: FrameObserver {
     public let directory: String
     private let loader: ImageLoader
+    private var used: Set<String> = []
     public private(set) var saved = 0
 
     public init(directory: String, loader: ImageLoader) throws(OutputFileError) {
@@ -113,7 +117,14 @@ public final class FrameSaver: FrameObserver {
         guard !frame.records.isEmpty else { return }
         do {
             guard let picture = try frame.picture(loader: loader) else { return }
-            let name = FrameFiles.stem(frame.info.source) + String(format: "-%06d.jpg", frame.info.index)
+            // A still keeps its name; a stream's frame gets its index. Nothing already there is replaced.
+            let stem = FrameFiles.stem(frame.info.source) + (frame.still ? "" : String(format: "-%06d", frame.info.index))
+            var name = stem + ".jpg", n = 1
+            while used.contains(name) || FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(name)) {
+                n += 1
+                name = "\(stem)-\(n).jpg"
+            }
+            used.insert(name)
             try write(try ImageEncoder.jpeg(picture, quality: 90), to: (directory as NSString).appendingPathComponent(name))
             saved += 1
         } catch {

@@ -102,7 +102,7 @@ enum PreviewPage {
     }
 
     $("torch-switch").onchange = e => {
-      fetch("/torch?on=" + (e.target.checked ? 1 : 0), { method: "POST" })
+      fetch("/torch?on=" + (e.target.checked ? 1 : 0), { method: "POST", headers: { "X-Scanlua": "torch" } })
         .then(r => r.json()).then(s => { if (s.error) { alert(s.error); } else { showStatus(s); } });
     };
 

@@ -20,14 +20,19 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
 
     private let source: String
     private let loader: ImageLoader
-    private let torch: ((Bool) throws -> Void)?
+    private var torch: ((Bool) throws -> Void)?
     private var torchOn: Bool?
     private var server: HTTPServer?
+    /// The Host headers a loopback server answers (a page elsewhere that rebinds its DNS name to
+    /// 127.0.0.1 sends its own name); nil when bound to another address.
+    private let allowedHosts: Set<String>?
 
     private let lock = NSCondition()
     private var latest: ObservedFrame?
     private var frameID = 0
-    private var rendered: (id: Int, jpeg: [UInt8])?
+    /// The latest frame drawn (nil jpeg: it could not be), and the frame being drawn now.
+    private var rendered: (id: Int, jpeg: [UInt8]?)?
+    private var rendering: Int?
     private var records: [(id: Int, json: [UInt8])] = []
     private var lastRecordID = 0
     private var report = SessionReport()
@@ -38,20 +43,38 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
 
     public struct StartError: Error, CustomStringConvertible { public let description: String }
 
-    /// Listens on `listen` (`HOST:PORT`, `:PORT` or `PORT`; the host defaults to 127.0.0.1).
-    /// `torch` switches the camera's torch, nil when the source has none.
-    public init(listen: String, source: String, loader: ImageLoader, torch: ((Bool) throws -> Void)?) throws(StartError) {
+    /// Why `listen` is not an address to serve on, or nil.
+    public static func check(_ listen: String) -> String? {
+        guard let (host, port) = parse(listen), HTTPServer.address(host: host, port: port) != nil else {
+            return "invalid value '\(listen)' for '--serve': expected HOST:PORT (an IP address or localhost, a port 1-65535) such as 127.0.0.1:8080"
+        }
+        return nil
+    }
+
+    /// Listens on `listen` (`HOST:PORT`, `:PORT` or `PORT`; the host defaults to 127.0.0.1), before
+    /// the source is opened: the page says it waits for the first frame.
+    public init(listen: String, source: String, loader: ImageLoader) throws(StartError) {
         guard let (host, port) = Self.parse(listen), let address = HTTPServer.address(host: host, port: port) else {
-            throw StartError(description: "invalid value '\(listen)' for '--serve': expected HOST:PORT such as 127.0.0.1:8080")
+            throw StartError(description: Self.check(listen) ?? "invalid value '\(listen)' for '--serve'")
         }
         self.source = source
         self.loader = loader
-        self.torch = torch
-        self.torchOn = torch == nil ? nil : false
         url = "http://\(HTTPServer.describe(address))/"
+        let loopback = url.hasPrefix("http://127.") || url.hasPrefix("http://[::1]")
+        allowedHosts = loopback ? ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", HTTPServer.describe(address)] : nil
         do { server = try HTTPServer(address: address) { [unowned self] in self.reply(to: $0) } } catch {
             throw StartError(description: "--serve: \(error)")
         }
+    }
+
+    /// The camera's torch switch, once the source is open (nil: it has none).
+    public func setTorch(_ torch: ((Bool) throws -> Void)?) {
+        lock.lock()
+        self.torch = torch
+        torchOn = torch == nil ? nil : false
+        statusVersion += 1
+        lock.broadcast()
+        lock.unlock()
     }
 
     static func parse(_ text: String) -> (String, UInt16)? {
@@ -126,7 +149,12 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     // MARK: the server's side (its own threads)
 
     private func reply(to request: HTTPServer.Request) -> HTTPServer.Reply {
-        switch (request.method, request.path) {
+        if let allowedHosts, !allowedHosts.contains(request.header("Host") ?? "") {
+            return .whole(status: 403, type: "text/plain", body: Array("this preview answers only to \(url)\n".utf8))
+        }
+        // HEAD is GET without the body (libmicrohttpd leaves it out).
+        let method = request.method == "HEAD" ? "GET" : request.method
+        switch (method, request.path) {
         case ("GET", "/"), ("GET", "/index.html"):
             return .whole(status: 200, type: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8))
         case ("GET", "/status"):
@@ -136,14 +164,23 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
         case ("GET", "/events"):
             return .stream(type: "text/event-stream", next: eventStream(after: request.header("Last-Event-ID").flatMap(Int.init) ?? 0))
         case ("GET", "/frame.jpg"):
-            guard let jpeg = currentJPEG()?.jpeg else { return .whole(status: 404, type: "text/plain", body: Array("no frame yet\n".utf8)) }
+            guard let frame = currentJPEG() else { return .whole(status: 404, type: "text/plain", body: Array("no frame yet\n".utf8)) }
+            guard let jpeg = frame.jpeg else {
+                return .whole(status: 503, type: "text/plain", body: Array("the latest frame cannot be drawn (see scanlua's stderr)\n".utf8))
+            }
             return .whole(status: 200, type: "image/jpeg", body: jpeg)
         case ("GET", "/stream.mjpeg"):
             return .stream(type: "multipart/x-mixed-replace; boundary=scanlua-frame", next: mjpegStream())
         case ("POST", "/torch"):
+            // A page elsewhere may POST here without asking; it cannot add this header without asking.
+            guard request.header("X-Scanlua") == "torch" else {
+                return .whole(status: 403, type: "text/plain", body: Array("POST /torch needs the header X-Scanlua: torch\n".utf8))
+            }
             return switchTorch(request.query("on"))
         case (_, "/torch"):
             return .whole(status: 405, type: "text/plain", body: Array("POST /torch?on=1 or ?on=0\n".utf8))
+        case (_, "/"), (_, "/index.html"), (_, "/status"), (_, "/events"), (_, "/frame.jpg"), (_, "/stream.mjpeg"):
+            return .whole(status: 405, type: "text/plain", body: Array("\(request.path) takes GET\n".utf8))
         default:
             return .whole(status: 404, type: "text/plain", body: Array("not found: \(request.path)\n".utf8))
         }
@@ -151,7 +188,8 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
 
     /// The counters as JSON; the caller holds the lock.
     private func statusJSON() -> [UInt8] {
-        let fps = recentFrames.count > 1 ? Double(recentFrames.count - 1) / max(0.001, recentFrames.last!.timeIntervalSince(recentFrames.first!)) : 0
+        let fps = recentFrames.count > 1 && !ended
+            ? Double(recentFrames.count - 1) / max(0.001, recentFrames.last!.timeIntervalSince(recentFrames.first!)) : 0
         let status: JSON = .object([
             ("source", .string(source)), ("frames", .int(report.frames)), ("accepted", .int(report.accepted)),
             ("dropped", .int(report.dropped)), ("failed", .int(report.failedInputs)), ("fps", .double((fps * 10).rounded() / 10)),
@@ -163,7 +201,10 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     /// `/events`: the backlog after `lastID`, then each new record as it comes; the counters at
     /// most five times a second; a comment every second so a closed page is noticed.
     private func eventStream(after lastID: Int) -> () -> [UInt8]? {
-        var sent = lastID
+        // An id this session never gave is a page left open from an earlier run: it gets everything.
+        lock.lock()
+        var sent = lastID > lastRecordID || lastID < 0 ? 0 : lastID
+        lock.unlock()
         var sentStatus = -1
         var statusAt = Date.distantPast
         var first = true
@@ -200,31 +241,43 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
             while !stopping && frameID == sent && lock.wait(until: deadline) {}
             let stop = stopping
             lock.unlock()
-            guard !stop, let frame = currentJPEG() else { return stop ? nil : Array(": no frame yet\r\n".utf8) }
+            guard !stop else { return nil }
+            // Nothing yet, or a frame that cannot be drawn: a line the client skips, and a wait for the next frame.
+            guard let frame = currentJPEG() else { return Array("\r\n".utf8) }
             sent = frame.id
-            return Array("--scanlua-frame\r\nContent-Type: image/jpeg\r\nContent-Length: \(frame.jpeg.count)\r\n\r\n".utf8)
-                + frame.jpeg + Array("\r\n".utf8)
+            guard let jpeg = frame.jpeg else { return Array("\r\n".utf8) }
+            return Array("--scanlua-frame\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8)
+                + jpeg + Array("\r\n".utf8)
         }
     }
 
-    /// The latest frame drawn and encoded, once per frame whoever asks.
-    private func currentJPEG() -> (id: Int, jpeg: [UInt8])? {
+    /// The latest frame drawn and encoded, once per frame however many clients ask (the others
+    /// wait for it); a frame that cannot be drawn is said once on stderr and has no JPEG.
+    private func currentJPEG() -> (id: Int, jpeg: [UInt8]?)? {
         lock.lock()
-        let id = frameID, frame = latest, cached = rendered
-        lock.unlock()
-        if let cached, cached.id == id { return cached }
-        guard let frame else { return nil }
-        do {
-            guard var picture = try frame.picture(loader: loader) else { return nil }
-            Annotation.draw(frame.annotations, on: &picture)
-            let jpeg = [UInt8](try ImageEncoder.jpeg(picture, quality: 80))
-            lock.lock()
-            if (rendered?.id ?? -1) < id { rendered = (id, jpeg) }
+        defer { lock.unlock() }
+        while true {
+            guard let frame = latest else { return nil }
+            let id = frameID
+            if let cached = rendered, cached.id == id { return cached }
+            if rendering == id { lock.wait(); continue }
+            rendering = id
             lock.unlock()
+            var jpeg: [UInt8]?
+            do {
+                // A still that can no longer be decoded in color (rewritten meanwhile) is drawn gray.
+                var picture = (try? frame.picture(loader: loader)) ?? frame.image.map(RGBImage.init)
+                if picture != nil { Annotation.draw(frame.annotations, on: &picture!) }
+                if let picture { jpeg = [UInt8](try ImageEncoder.jpeg(picture, quality: 80)) }
+                else { Console.error("scanlua: --serve: \(frame.info.source): the frame can no longer be read to draw it\n") }
+            } catch {
+                Console.error("scanlua: --serve: \(error)\n")
+            }
+            lock.lock()
+            rendering = nil
+            if (rendered?.id ?? -1) < id { rendered = (id, jpeg) }
+            lock.broadcast()
             return (id, jpeg)
-        } catch {
-            Console.error("scanlua: --serve: \(error)\n")
-            return nil
         }
     }
 

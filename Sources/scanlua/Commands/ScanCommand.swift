@@ -39,7 +39,7 @@ enum ScanCommand {
             shard = (i, n)
         }
         (session.sink as? RecordWriter)?.saysNothingFound = true
-        let source = FileListSource(arguments: args.positionals, shard: shard)
+        let source = FileListSource(arguments: args.positionals, shard: shard, excluding: o.string("annotate"))
         if let dir = o.string("annotate") {
             let inputs = source.inputs.compactMap { if case .file(let path) = $0 { return path }; return nil }
             do { session.observers.append(try AnnotatedImageWriter(directory: dir, loader: ImageLoader(maxPixels: session.settings.maxPixels), inputs: inputs)) } catch {

@@ -34,25 +34,16 @@ enum WatchCommand {
             guard p.count == 2, p[0] > 0, p[1] > 0 else { throw UsageError("invalid value '\(v)' for '--size': expected WxH") }
             size = (p[0], p[1])
         }
+        if let listen = o.string("serve"), let problem = PreviewServer.check(listen) { throw UsageError(problem) }
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("interval"))]))
-        let source: FrameSource
-        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size, newOnly: o.bool("new_only") == true) } catch {
-            Console.error("scanlua: \(error)\n")
-            return ExitStatus.failure
-        }
-        if let torch = o.string("torch") {
-            guard let camera = source as? CameraSource else { throw UsageError("--torch needs a camera SOURCE") }
-            do { try camera.setTorch(torch == "on") } catch { Console.error("scanlua: \(error)\n") }
-        }
         let loader = ImageLoader(maxPixels: session.settings.maxPixels)
         var preview: PreviewServer?
         do {
             if let dir = o.string("save_frames") { session.observers.append(try FrameSaver(directory: dir, loader: loader)) }
+            // The page is up before the source opens (a pipe may take a while to send its header).
             if let listen = o.string("serve") {
-                let camera = (source as? CameraSource).flatMap { $0.hasTorch ? $0 : nil }
-                let server = try PreviewServer(listen: listen, source: path, loader: loader,
-                                               torch: camera.map { c in { on throws in try c.setTorch(on) } })
+                let server = try PreviewServer(listen: listen, source: path, loader: loader)
                 Console.error("scanlua: preview at \(server.url)\n")
                 if server.isPublic { Console.error("scanlua: --serve: anyone who can reach \(server.url) sees the frames and can switch the torch\n") }
                 session.observers.append(server)
@@ -61,6 +52,19 @@ enum WatchCommand {
         } catch {
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure
+        }
+        let source: FrameSource
+        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size, newOnly: o.bool("new_only") == true) } catch {
+            preview?.stop()
+            Console.error("scanlua: \(error)\n")
+            return ExitStatus.failure
+        }
+        if let camera = (source as? CameraSource).flatMap({ $0.hasTorch ? $0 : nil }) {
+            preview?.setTorch { on throws in try camera.setTorch(on) }
+        }
+        if let torch = o.string("torch") {
+            guard let camera = source as? CameraSource else { throw UsageError("--torch needs a camera SOURCE") }
+            do { try camera.setTorch(torch == "on") } catch { Console.error("scanlua: \(error)\n") }
         }
         let quiet = o.bool("quiet") ?? false
         let status = StatusLine(enabled: !quiet && Console.stderrIsTerminal)

@@ -5,11 +5,11 @@
       Opens URL in headless Chromium, waits (up to 30 s) until the page lists N codes and shows a
       frame, then prints the page's state read from its DOM as JSON and saves a screenshot.
       Talks to Chromium over the DevTools protocol (a WebSocket client is written out below).
-  preview_client.py events URL --count N
+  preview_client.py events URL --count N [--header "Name: value"]...
       Reads the Server-Sent Events stream until N records came; prints each record's `data:` line.
   preview_client.py mjpeg URL --parts N --out DIR
       Reads N parts of the multipart MJPEG stream; writes DIR/part-K.jpg; prints each part's headers as JSON.
-  preview_client.py get URL  |  post URL
+  preview_client.py get URL  |  post URL   [--header "Name: value"]...
       Prints the reply's status code, then its body.
 """
 import argparse, base64, json, os, shutil, socket, struct, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
@@ -133,7 +133,8 @@ def page(args):
 
 def events(args):
     count = 0
-    with urllib.request.urlopen(args.url, timeout=30) as r:
+    headers = dict(h.split(": ", 1) for h in args.header or [])
+    with urllib.request.urlopen(urllib.request.Request(args.url, headers=headers), timeout=30) as r:
         print(json.dumps({"content_type": r.headers["Content-Type"]}))
         for raw in r:
             line = raw.decode().rstrip("\n")
@@ -172,8 +173,9 @@ def mjpeg(args):
 
 
 def request(args, method):
+    headers = dict(h.split(": ", 1) for h in args.header or [])
     try:
-        with urllib.request.urlopen(urllib.request.Request(args.url, method=method), timeout=30) as r:
+        with urllib.request.urlopen(urllib.request.Request(args.url, method=method, headers=headers), timeout=30) as r:
             status, body = r.status, r.read()
     except urllib.error.HTTPError as e:
         status, body = e.code, e.read()
@@ -184,10 +186,10 @@ def request(args, method):
 p = argparse.ArgumentParser()
 sub = p.add_subparsers(dest="cmd", required=True)
 a = sub.add_parser("page"); a.add_argument("url"); a.add_argument("--codes", type=int, default=1); a.add_argument("--screenshot")
-a = sub.add_parser("events"); a.add_argument("url"); a.add_argument("--count", type=int, default=1)
+a = sub.add_parser("events"); a.add_argument("url"); a.add_argument("--count", type=int, default=1); a.add_argument("--header", action="append")
 a = sub.add_parser("mjpeg"); a.add_argument("url"); a.add_argument("--parts", type=int, default=1); a.add_argument("--out", required=True)
-a = sub.add_parser("get"); a.add_argument("url")
-a = sub.add_parser("post"); a.add_argument("url")
+a = sub.add_parser("get"); a.add_argument("url"); a.add_argument("--header", action="append")
+a = sub.add_parser("post"); a.add_argument("url"); a.add_argument("--header", action="append")
 args = p.parse_args()
 {"page": page, "events": events, "mjpeg": mjpeg, "get": lambda a: request(a, "GET"),
  "post": lambda a: request(a, "POST")}[args.cmd](args)

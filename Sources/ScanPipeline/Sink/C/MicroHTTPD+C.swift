@@ -34,8 +34,11 @@ final class HTTPServer: @unchecked Sendable {
         let me = Unmanaged.passUnretained(self).toOpaque()
         daemon = withUnsafeMutablePointer(to: &address) { sa in
             // The port in `address` wins over the port argument; MHD_OPTION_END ends the pairs.
+            // A client that sends nothing for 15 s is dropped (streams write every second or two),
+            // and at most 64 connections are served at once, so slow clients cannot hold every thread.
             withVaList([Int32(MHD_OPTION.SOCK_ADDR.rawValue), sa,
-                        Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(0),
+                        Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(15),
+                        Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(64),
                         Int32(MHD_OPTION.END.rawValue)]) { list in
                 MHD_start_daemon_va(flags, 0, nil, nil, HTTPServer.access, me, list)
             }
@@ -120,7 +123,6 @@ final class HTTPServer: @unchecked Sendable {
             response = MHD_create_response_from_callback(UInt64.max /* MHD_SIZE_UNKNOWN */, 64 * 1024, ChunkStream.read, stream, ChunkStream.release)
             if let response {
                 MHD_add_response_header(response, "Content-Type", type)
-                MHD_add_response_header(response, "Cache-Control", "no-cache")
             } else {
                 Unmanaged<ChunkStream>.fromOpaque(stream).release()
             }
