@@ -26,16 +26,14 @@ extension Symbol {
     /// The outline of a set of points: see ``Geometry/outline(_:)``.
     public static func outline(_ points: [Point]) -> [Point] { Geometry.outline(points) }
 
-    static let addOnHosts: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]
-
     /// zbar reports an EAN-2/EAN-5 add-on as a symbol of its own. Each add-on is also attached
     /// (as `addon`) to the EAN/UPC code printed just left of it on the same rows; both stay in the list.
     static func attachingAddOns(_ symbols: [Symbol]) -> [Symbol] {
         var result = symbols
-        for addon in symbols where addon.symbology.rawValue == "ean2" || addon.symbology.rawValue == "ean5" {
+        for addon in symbols where Symbology.addOns.contains(addon.symbology.rawValue) {
             let a = addon.bbox
             var best: (index: Int, gap: Int)?
-            for (i, host) in result.enumerated() where addOnHosts.contains(host.symbology.rawValue) && host.addon == nil {
+            for (i, host) in result.enumerated() where Symbology.eanUPC.contains(host.symbology.rawValue) && host.addon == nil {
                 let h = host.bbox
                 let overlap = min(a.y + a.height, h.y + h.height) - max(a.y, h.y)
                 let gap = a.x - (h.x + h.width)

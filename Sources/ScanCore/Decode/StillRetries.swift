@@ -20,6 +20,8 @@ public final class StillRetries {
 
     public static let darkBelow = 40
     public static let largePixels = 2_000_000
+    private static let brighten = GrayImage.gammaTable(0.5)
+    private static let darken = GrayImage.gammaTable(1.5)
 
     public init(symbologies: Set<Symbology>, effort: Effort) {
         every = ZXingDecoder(symbologies: symbologies, effort: .balanced)
@@ -69,12 +71,12 @@ public final class StillRetries {
             picture.decode(inside: region.map { scale == 1 ? $0 : $0.scaled(by: scale) }, decoder.decode)
                 .map { scale == 1 ? $0 : $0.scaled(down: scale) }
         }
-        var symbols = read(image.mapped(GrayImage.gammaTable(0.5)))
+        var symbols = read(image.mapped(Self.brighten))
         if open.nothingRead || open.failedQR {
             let enlarge = image.width * image.height <= 1_000_000 ? 1.5 : 1.25
             symbols += read(image.equalizedLocally(clip: 2).resized(by: enlarge), scale: enlarge)
             symbols += read(image.equalizedLocally(clip: 4))
-            symbols += read(image.mapped(GrayImage.gammaTable(1.5)))
+            symbols += read(image.mapped(Self.darken))
         }
         return symbols.map { $0.clamped(width: image.width, height: image.height) }
     }

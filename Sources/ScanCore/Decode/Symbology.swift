@@ -78,6 +78,11 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let knownNames: [String] = registry.map(\.name)
 
     /// What is on when `--symbologies` is not given.
+    /// The EAN/UPC codes an EAN-2/EAN-5 add-on may follow.
+    public static let eanUPC: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]
+    /// The add-on symbologies.
+    public static let addOns: Set<String> = ["ean2", "ean5"]
+
     public static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
 
     /// This symbology's registry row; nil for a Lua decoder's own name.

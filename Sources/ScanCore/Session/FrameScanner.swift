@@ -50,7 +50,7 @@ public final class FrameScanner: @unchecked Sendable {
     private let loader: ImageLoader
     private let region: Region?
     private let keepImages: Bool
-    /// Hand over the pixels already decoded (video frames, full-size files) for frame observers.
+    /// Hand over what frame observers draw on: a video frame's pixels, an image file's bytes.
     private let keepFrames: Bool
     private let pyramid: Pyramid
     /// How image files use the fallback decoders; video frames always use the fallback order
@@ -271,11 +271,11 @@ public final class FrameScanner: @unchecked Sendable {
         // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
         // stay inside the frame.
         let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
-        var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || keepFrames ? full : nil, arrival: arrival)
-        if case .file = item {
-            decoded.still = true
-            if keepFrames { decoded.bytes = data }
-        }
+        // Frame observers get a still's bytes (a copy in color and in its format) and a video frame's pixels.
+        var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || (keepFrames && !still) ? full : nil,
+                                   arrival: arrival)
+        decoded.still = still
+        if keepFrames && still { decoded.bytes = data }
         return decoded
     }
 

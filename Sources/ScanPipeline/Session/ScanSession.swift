@@ -78,7 +78,7 @@ public final class ScanSession {
                 ZBarDecoder(symbologies: symbologies, inverted: alone || effort == .fast)
             }
         }
-        list.recheck = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13", "ean2", "ean5"]
+        list.recheck = Symbology.eanUPC.union(Symbology.addOns)
         if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
         return list
     }

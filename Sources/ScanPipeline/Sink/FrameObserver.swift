@@ -8,7 +8,7 @@ public struct ObservedFrame: Sendable {
     public var still: Bool
     /// A still image's bytes as read (the file, or stdin).
     public var bytes: Data?
-    /// The frame's gray pixels when the scanner had them (video frames; files decoded at full size).
+    /// A video frame's gray pixels (a still has its `bytes` instead).
     public var image: GrayImage?
     /// Every code read in the frame, accepted or not.
     public var symbols: [Symbol]

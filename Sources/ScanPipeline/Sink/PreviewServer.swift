@@ -55,7 +55,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     /// the source is opened: the page says it waits for the first frame.
     public init(listen: String, source: String, loader: ImageLoader) throws(StartError) {
         guard let (host, port) = Self.parse(listen), let address = HTTPServer.address(host: host, port: port) else {
-            throw StartError(description: Self.check(listen) ?? "invalid value '\(listen)' for '--serve'")
+            throw StartError(description: Self.check(listen)!)
         }
         self.source = source
         self.loader = loader
@@ -91,7 +91,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     }
 
     /// Whether anyone on the network can reach the page (a host other than loopback).
-    public var isPublic: Bool { !(url.hasPrefix("http://127.") || url.hasPrefix("http://[::1]")) }
+    public var isPublic: Bool { allowedHosts == nil }
 
     /// Stops serving: streamed replies end, then the server's threads.
     public func stop() {
