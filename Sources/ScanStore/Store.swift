@@ -13,7 +13,13 @@ public final class Store {
     /// Between beginEvents and endEvents: store calls belong to the running event.
     private var eventsRunning = false
 
-    public init(path: String) { self.path = path }
+    /// Untrusted scripts use this store: a PostgreSQL connection is opened sandboxed (``PostgresGuard``).
+    public var sandboxed = false
+
+    public init(path: String, sandboxed: Bool = false) {
+        self.path = path
+        self.sandboxed = sandboxed
+    }
 
     /// The path as messages and `store.path()` show it (a server URL without its password).
     public var displayPath: String { PostgresDatabase.withoutPassword(path) }
@@ -31,7 +37,7 @@ public final class Store {
         let isServer = path.hasPrefix("postgresql://") || path.hasPrefix("postgres://")
         let dir = (path as NSString).deletingLastPathComponent
         if !isServer && !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-        let d = try openStoreConnection(path)
+        let d = try openStoreConnection(path, sandboxed: sandboxed)
         try d.inTransaction { () throws(StoreError) in
             if d.dialect == .postgresql {
                 // Two stations opening a new database at once: one creates the tables, the other waits.

@@ -64,8 +64,9 @@ extension StoreConnection {
 }
 
 /// Opens the store's connection: a `postgresql://` or `postgres://` URL is a PostgreSQL server,
-/// anything else an SQLite file.
-public func openStoreConnection(_ path: String) throws(StoreError) -> any StoreConnection {
-    if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") { return try PostgresDatabase(url: path) }
+/// anything else an SQLite file. `sandboxed`: untrusted scripts will use it (SQLite's authorizer
+/// is always on; PostgreSQL gets ``PostgresGuard``).
+public func openStoreConnection(_ path: String, sandboxed: Bool = false) throws(StoreError) -> any StoreConnection {
+    if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") { return try PostgresDatabase(url: path, sandboxed: sandboxed) }
     return try Database(path: path)
 }

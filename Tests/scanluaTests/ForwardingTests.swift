@@ -254,6 +254,45 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(server.requests.first?["key"] as? String, key, "scanlua's key, not the rule's")
     }
 
+    /// Framing and hop-by-hop headers are libcurl's (issue 21): a script's Host or Content-Length
+    /// fails the action and sends nothing; a raw listener then receives exactly one request, the
+    /// clean one, with the allow-listed Host and no smuggled second request.
+    func testFramingAndHopByHopHeadersCannotBeSet() throws {
+        let server = started(try TestServer.rawListener(in: dir))
+        let url = "http://127.0.0.1:\(server.port)/h"
+        let smuggled = "x\\r\\n\\r\\nGET /smuggled HTTP/1.1\\r\\nHost: internal-admin.example\\r\\n\\r\\n"
+        let attacks = [#"{ Host = "internal-admin.example" }"#, #"{ ["Content-Length"] = "1" }"#, #"{ ["transfer-encoding"] = "chunked" }"#,
+                       #"{ Connection = "keep-alive" }"#, #"{ ["Proxy-Authorization"] = "Basic eA==" }"#, #"{ Expect = "100-continue" }"#,
+                       #"{ TE = "trailers" }"#, #"{ Upgrade = "h2c" }"#, #"{ Trailer = "X" }"#]
+        for headers in attacks {
+            let rule = try write("h.lua", """
+                require("scan").rule { name = "h", run = function()
+                  return { type = "http", url = "\(url)", body = "\(smuggled)", headers = \(headers) }
+                end }
+                """)
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
+            let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first, r.stdout + r.stderr)
+            XCTAssertEqual(action["status"] as? String, "failed", headers)
+            XCTAssertTrue((action["error"] as? String ?? "").contains("cannot be set by a script"), "\(action)")
+        }
+        let clean = try write("clean.lua", """
+            require("scan").rule { name = "clean", run = function()
+              return { type = "http", url = "\(url)", body = "x", headers = { ["X-Shop"] = "till-3" } }
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", clean, "--text", "x"])
+        XCTAssertEqual((r.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "done", r.stdout + r.stderr)
+        Thread.sleep(forTimeInterval: 1.5)  // the listener logs a connection when it closes
+        let received = String(decoding: (try? Data(contentsOf: server.log)) ?? Data(), as: UTF8.self)
+        XCTAssertEqual(received.components(separatedBy: "--- end of connection").count - 1, 1, "one connection: \(received)")
+        XCTAssertEqual(received.components(separatedBy: "HTTP/1.1\r\n").count - 1, 1, "one request line: \(received)")
+        XCTAssertTrue(received.hasPrefix("POST /h HTTP/1.1\r\n"), received)
+        XCTAssertTrue(received.contains("\r\nHost: 127.0.0.1:\(server.port)\r\n"), received)
+        XCTAssertTrue(received.contains("\r\nX-Shop: till-3\r\n"), received)
+        XCTAssertTrue(received.contains("\r\nContent-Length: 1\r\n"), received)
+        XCTAssertFalse(received.contains("internal-admin"), received)
+    }
+
     /// Killed after the server got the request but before the answer: the delivery is still
     /// pending, and the flush sends it again with the same key (so the server can drop it).
     func testACrashBetweenSendAndMarkResendsWithTheSameKey() throws {

@@ -13,15 +13,20 @@ final class PostgresStoreTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         server = try TestServer.postgres(in: dir)
-        try PostgresDatabase(url: "postgresql://postgres@127.0.0.1:\(server.port)/postgres").execute("CREATE DATABASE scanlua")
+        // The least-privilege role docs/security.md shows: it owns scanlua's database, nothing else.
+        let admin = try PostgresDatabase(url: superuserURL)
+        try admin.execute("CREATE ROLE station LOGIN")
+        try admin.execute("CREATE DATABASE scanlua OWNER station")
     }
+
+    var superuserURL: String { "postgresql://postgres@127.0.0.1:\(server.port)/postgres" }
 
     override func tearDownWithError() throws {
         server?.stop()
         try? FileManager.default.removeItem(at: dir)
     }
 
-    var url: String { "postgresql://postgres@127.0.0.1:\(server.port)/scanlua" }
+    var url: String { "postgresql://station@127.0.0.1:\(server.port)/scanlua" }
 
     func rows(_ db: any StoreConnection, _ sql: String) throws -> [String] { try rowTexts(db, sql) }
 
@@ -93,5 +98,105 @@ final class PostgresStoreTests: XCTestCase {
             XCTAssertFalse(expected.isEmpty, sql)
             XCTAssertEqual(try rows(shared, sql), expected, sql)
         }
+    }
+
+    // MARK: Issue 21: a sandboxed script cannot escape through PostgreSQL
+
+    func script(_ name: String, _ body: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try body.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// A parser that runs `sql` (store.query) and returns its rows or its error.
+    func attacker(_ sql: String) throws -> String {
+        try script("attack.lua", """
+            local scan, store = require "scan", require "store"
+            scan.parser { name = "attack", parse = function(ev)
+              local ok, res = pcall(store.query, ev.text)
+              return { type = "attack", ok = ok, error = (not ok) and tostring(res) or nil, rows = ok and res or nil }
+            end }
+            """)
+    }
+
+    /// A superuser, a CREATEROLE role, or a member of pg_execute_server_program /
+    /// pg_read_server_files / pg_write_server_files is refused for untrusted scripts, with the
+    /// reason and the way out; --trust accepts it.
+    func testPrivilegedRolesAreRefusedUnlessTrusted() throws {
+        let admin = try PostgresDatabase(url: superuserURL)
+        try admin.execute("CREATE ROLE filer LOGIN; GRANT pg_read_server_files TO filer")
+        try admin.execute("CREATE ROLE prog LOGIN; CREATE ROLE progs; GRANT pg_execute_server_program TO progs; GRANT progs TO prog")
+        try admin.execute("CREATE ROLE maker LOGIN CREATEROLE")
+        let out = dir.appendingPathComponent("out").path
+        let attack = try attacker("COPY (SELECT 1) TO PROGRAM 'id > \(out)'")
+        for (user, power) in [("postgres", "a superuser"), ("filer", "a member of pg_read_server_files"),
+                              ("prog", "a member of pg_execute_server_program"), ("maker", "allowed to create roles")] {
+            let db = "postgresql://\(user)@127.0.0.1:\(server.port)/scanlua"
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--script", attack, "--text", "COPY (SELECT 1) TO PROGRAM 'id > \(out)'"])
+            let p = r.records.first?["payload"] as? [String: Any]
+            XCTAssertEqual(p?["ok"] as? Bool, false, "\(user): \(r.stdout)")
+            let error = p?["error"] as? String ?? ""
+            XCTAssertTrue(error.contains("the role '\(user)' is \(power)"), "\(user): \(error)")
+            XCTAssertTrue(error.contains("docs/security.md") && error.contains("--trust"), error)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(user): the program ran")
+        }
+        // Trusted scripts are the operator's own: the superuser connection is theirs to use.
+        let trusted = try CLI.run(["simulate", "--no-default-scripts", "--trust", "--db", superuserURL, "--script", attack,
+                                   "--text", "SELECT current_user AS who"])
+        let rows = (trusted.records.first?["payload"] as? [String: Any])?["rows"] as? [[String: Any]]
+        XCTAssertEqual(rows?.first?["who"] as? String, "postgres", trusted.stdout + trusted.stderr)
+    }
+
+    /// With the least-privilege role, every way out is refused (by scanlua before sending, and by
+    /// PostgreSQL itself for the role), no file is written and nothing is read from the server.
+    func testEveryEscapeIsRefusedForTheLeastPrivilegeRole() throws {
+        let out = dir.appendingPathComponent("out").path
+        let attacks = [
+            "COPY (SELECT 1) TO PROGRAM 'id > \(out)'",
+            "copy/**/(select 1) to program 'id > \(out)'",
+            "COPY scanlua_once FROM '/etc/hostname'",
+            "SELECT pg_read_file('/etc/hostname')",
+            "SELECT \"pg_read_file\"('/etc/hostname')",
+            "SELECT pg_read_binary_file('/etc/hostname')",
+            "SELECT pg_ls_dir('/')",
+            "SELECT lo_import('/etc/hostname')",
+            "SELECT lo_export(1, '\(out)')",
+            "CREATE EXTENSION dblink",
+            "SELECT dblink_connect('dbname=postgres')",
+            "CREATE EXTENSION postgres_fdw",
+            "LOAD 'plpgsql'",
+            "CREATE FUNCTION f() RETURNS int LANGUAGE c AS '/lib/x86_64-linux-gnu/libc.so.6', 'system'",
+            "DO LANGUAGE plperlu $$ system('id > \(out)') $$",
+            "CREATE LANGUAGE plperlu",
+            "ALTER SYSTEM SET log_directory = '/tmp'",
+            "SET ROLE postgres",
+            "SELECT set_config('role', 'postgres', false)",
+            "SET SESSION AUTHORIZATION postgres",
+            "CREATE SERVER other FOREIGN DATA WRAPPER dblink_fdw",
+        ]
+        var stdin = Data()
+        for a in attacks { stdin += try JSONSerialization.data(withJSONObject: ["text": a]) + Data([10]) }
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", url, "--script", try attacker("")], stdin: stdin)
+        XCTAssertEqual(r.records.count, attacks.count, r.stderr)
+        for (attack, record) in zip(attacks, r.records) {
+            let p = record["payload"] as? [String: Any]
+            XCTAssertEqual(p?["ok"] as? Bool, false, "\(attack) was run: \(record)")
+            XCTAssertTrue((p?["error"] as? String ?? "").contains("not authorized:"), "\(attack): \(p?["error"] ?? "")")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        // The role alone holds too: PostgreSQL refuses these to it without scanlua's statement check.
+        let unguarded = try PostgresDatabase(url: url)
+        for sql in ["COPY (SELECT 1) TO PROGRAM 'id > \(out)'", "SELECT pg_read_file('/etc/hostname')", "SELECT lo_import('/etc/hostname')",
+                    "CREATE EXTENSION dblink", "SET ROLE postgres"] {
+            XCTAssertThrowsError(try unguarded.query(sql), sql) { error in
+                XCTAssertTrue("\(error)".contains("permission denied") || "\(error)".contains("must be"), "\(sql): \(error)")
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        // Words in strings and comments are data, not statements; ordinary SQL runs.
+        let fine = try CLI.run(["simulate", "--no-default-scripts", "--db", url, "--script", try attacker(""),
+                                "--text", "SELECT 'copy pg_read_file' AS note -- COPY"])
+        let rows = (fine.records.first?["payload"] as? [String: Any])?["rows"] as? [[String: Any]]
+        XCTAssertEqual(rows?.first?["note"] as? String, "copy pg_read_file", fine.stdout)
     }
 }

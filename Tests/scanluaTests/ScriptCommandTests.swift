@@ -309,6 +309,8 @@ final class ScriptCommandTests: XCTestCase {
         // ./scanlua.lua is picked up from the working directory once trusted; default scripts are off, so url does not claim.
         let state = ["XDG_STATE_HOME": dir.appendingPathComponent("state").path]
         XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: state).status, 0)
+        // What it requires runs with its powers, so it is trusted file by file too (issue 21).
+        XCTAssertEqual(try CLI.run(["trust", "handlers/tagger.lua"], cwd: dir, env: state).status, 0)
         let r = try CLI.run(["simulate", "--text", "https://example.com/"], cwd: dir, env: state)
         XCTAssertEqual((r.records.first?["payload"] as? [String: Any])?["type"] as? String, "tagged", r.stderr)
 

@@ -81,6 +81,20 @@ final class TestServer {
 
     /// mosquitto on 127.0.0.1:`port`, anonymous, no persistence; with `tls` (CA, certificate and
     /// key files) a TLS listener.
+    /// Servers/raw_listener.py: every byte received, per connection, in `log` (no HTTP parsing).
+    static func rawListener(in dir: URL) throws -> TestServer {
+        let port = freePort()
+        let log = dir.appendingPathComponent("raw-\(port).log")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = [CLI.packageRoot.appendingPathComponent("Tests/scanluaTests/Servers/raw_listener.py").path,
+                       "--port", String(port), "--log", log.path]
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        try waitUntilListening("127.0.0.1", port, p)
+        return TestServer(process: p, port: port, log: log)
+    }
+
     static func mosquitto(in dir: URL, tls: (ca: String, cert: String, key: String)? = nil) throws -> TestServer {
         let port = freePort()
         let conf = dir.appendingPathComponent("mosquitto-\(port).conf")

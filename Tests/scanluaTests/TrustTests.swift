@@ -78,6 +78,77 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(relative.status, 2, "the relative state home is ignored, so the config is not trusted")
     }
 
+    // MARK: Issue 21: what runs with config powers is exactly what was trusted
+
+    func write(_ text: String, _ name: String, in folder: URL? = nil) throws {
+        try text.write(to: (folder ?? dir).appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    /// A trusted config's module is checked too: swapping only mine.lua for one that lifts the
+    /// limits is refused until mine.lua is trusted itself, and again once it changes.
+    func testModulesATrustedConfigRequiresMustBeTrustedToo() throws {
+        try write("require 'mine'\n", "scanlua.lua")
+        try write("require('scan').options { max_failures = 3 }\n", "mine.lua")
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env).status, 0)
+        let untrusted = try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)
+        XCTAssertEqual(untrusted.status, 2)
+        XCTAssertTrue(untrusted.stderr.contains("mine.lua, required by the trusted ./scanlua.lua, is not trusted, so it was not run"),
+                      untrusted.stderr)
+        XCTAssertEqual(try CLI.run(["trust", "mine.lua"], cwd: dir, env: env).status, 0)
+        XCTAssertEqual(try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env).status, 0)
+        // The attack: only the module changes, to give trust and lift the limits.
+        try write("require('scan').options { trust = true, network = {'*'}, instruction_limit = 0 }\n", "mine.lua")
+        try write("local f = io.popen('echo ESCAPED') print(f:read('a'))\n", "evil.lua")
+        let swapped = try CLI.run(["simulate", "--script", "evil.lua", "--text", "x"], cwd: dir, env: env)
+        XCTAssertEqual(swapped.status, 2)
+        XCTAssertTrue(swapped.stderr.contains("mine.lua, required by the trusted ./scanlua.lua, changed since it was trusted"), swapped.stderr)
+        XCTAssertFalse(swapped.stdout.contains("ESCAPED") || swapped.stderr.contains("ESCAPED\n"), swapped.stderr)
+    }
+
+    /// A default.lua (or handlers/url.lua) planted next to a trusted config does not replace the
+    /// shipped library: the shipped URL parser still claims a URL, and the planted files never run.
+    func testAPlantedDefaultLibraryIsNotRun() throws {
+        try write("require('scan').options { max_failures = 4 }\n", "scanlua.lua")
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env).status, 0)
+        try write("print('PLANTED default')\n", "default.lua")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("handlers"), withIntermediateDirectories: true)
+        try write("print('PLANTED url')\n", "handlers/url.lua")
+        let r = try CLI.run(["simulate", "--text", "https://example.com/a"], cwd: dir, env: env)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertFalse(r.stdout.contains("PLANTED") || r.stderr.contains("PLANTED"), r.stdout + r.stderr)
+        XCTAssertEqual(payloadType(r), "url")
+    }
+
+    /// The trust check and the load are one read: renaming a good and an evil file over
+    /// scanlua.lua in a loop, 0 of 200 runs run the evil one (each runs the good one or refuses).
+    func testTheRenameRaceNeverRunsTheEvilFile() throws {
+        let good = "print('GOOD')\n", evil = "print('EVIL')\n"
+        try write(good, "scanlua.lua")
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env).status, 0)
+        let stop = Flag()
+        let config = dir.appendingPathComponent("scanlua.lua").path
+        let swapper = Thread { [dir] in
+            var i = 0
+            while !stop.isSet {
+                let tmp = dir!.appendingPathComponent("swap-\(i % 2).tmp").path
+                FileManager.default.createFile(atPath: tmp, contents: Data((i % 2 == 0 ? evil : good).utf8))
+                rename(tmp, config)
+                i += 1
+            }
+        }
+        swapper.start()
+        defer { stop.set() }
+        var goodRuns = 0, refused = 0
+        for _ in 0..<200 {
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--text", "x"], cwd: dir, env: env)
+            XCTAssertFalse(r.stdout.contains("EVIL") || r.stderr.contains("EVIL"), "the evil file ran: \(r.stderr)")
+            if r.stderr.contains("GOOD") { goodRuns += 1 } else if r.status == 2 { refused += 1 }
+        }
+        stop.set()
+        XCTAssertEqual(goodRuns + refused, 200)
+        XCTAssertGreaterThan(goodRuns, 0, "the good file ran at least once")
+    }
+
     func testNoActionWritesTheTrustList() throws {
         // The trust list under the working directory (a scan run from $HOME): append is refused.
         let state = dir.appendingPathComponent("state/scanlua")
@@ -93,6 +164,14 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(action["error"] as? String, "state/scanlua/trust: an action cannot write a script, a config or a database")
         XCTAssertFalse(FileManager.default.fileExists(atPath: state.appendingPathComponent("trust").path))
     }
+}
+
+/// A flag set from one thread and read from another.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+    func set() { lock.lock(); value = true; lock.unlock() }
 }
 
 extension Process {

@@ -31,6 +31,11 @@ final class Forwarder {
     private var brokers: [String: MQTTConnection] = [:]
 
     /// The request an `http` or `mqtt` action describes, or why it is malformed.
+    /// Headers a script may not set (lowercase), besides every `Proxy-*`.
+    static let reservedHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "upgrade", "te",
+                                               "trailer", "expect", "keep-alive"]
+    static let reservedHeaderList = "Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Trailer, Expect, Keep-Alive, Proxy-*"
+
     static func request(from action: JSON) -> Result<Request, ActionFailure> {
         func string(_ k: String) -> String? { if case .string(let s)? = action[k] { return s }; return nil }
         func number(_ k: String) -> Double? {
@@ -67,6 +72,11 @@ final class Forwarder {
                     guard case .string(let v) = value, !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains),
                           !v.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) else {
                         return .failure(.permanent("header '\(name)': the name must be an HTTP token and the value one line without control characters"))
+                    }
+                    // Framing and hop-by-hop headers are libcurl's to write: a script's Host would
+                    // reach a virtual host off the allow-list, its Content-Length smuggle a request.
+                    if Self.reservedHeaders.contains(name.lowercased()) || name.lowercased().hasPrefix("proxy-") {
+                        return .failure(.permanent("header '\(name)' cannot be set by a script (framing and hop-by-hop headers are scanlua's: \(Self.reservedHeaderList))"))
                     }
                     if name.lowercased() == "idempotency-key" { continue }  // scanlua's own
                     if name.lowercased() == "content-type" { hasContentType = true }

@@ -36,7 +36,14 @@ public final class ScriptEngine {
     private(set) var envRef: Int32 = 0
     private var trusted = false
     /// The SQLite store behind `require "store"`: `--db`, `scan.options { db = ... }`, or the default.
-    public private(set) lazy var store = Store(path: storePath ?? Store.defaultPath)
+    /// Opened sandboxed unless scripts are trusted when it opens (PostgreSQL: ``PostgresGuard``).
+    public var store: Store {
+        if let madeStore { return madeStore }
+        let s = Store(path: storePath ?? Store.defaultPath, sandboxed: !trusted)
+        madeStore = s
+        return s
+    }
+    private var madeStore: Store?
     /// Set before the store is first used to choose its file.
     public var storePath: String?
     /// With `--dry-run`, what rules wrote to the store is rolled back after each event.
@@ -109,6 +116,11 @@ public final class ScriptEngine {
         do { source = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
             throw .file("\(path): cannot read script: \(fileErrorReason(error))")
         }
+        try run(file: path, contents: source)
+    }
+
+    /// Runs a script file whose bytes the caller already read (and checked: one read).
+    public func run(file path: String, contents source: [UInt8]) throws(ScriptError) {
         let dir = (path as NSString).deletingLastPathComponent
         addModulePath(dir.isEmpty ? "." : dir)
         loadedFiles.append(path)
@@ -143,10 +155,23 @@ public final class ScriptEngine {
         try run(source: Array("require '\(module)'".utf8), chunkName: "=require")
     }
 
+    /// The install's scripts directory: the shipped library (`default`, the shipped `handlers.*`)
+    /// resolves there before any script's folder or the working directory, and so does what it
+    /// requires while it loads.
+    public var shippedDirectory: String?
+    /// Set while the config of the ``TrustList`` loads: each file it requires with config powers
+    /// (outside the shipped directory) must be on the list with the bytes loaded.
+    public var configTrustList: TrustList?
+    /// Above 0 while the shipped library loads.
+    private var shippedDepth = 0
+
+    static func isShippedLibrary(_ name: String) -> Bool { name == "default" || name.hasPrefix("handlers.") }
+
     private func enableTrust() throws(ScriptError) {
         guard !trusted else { return }
         trusted = true
         limits.trust = true
+        madeStore?.sandboxed = false  // takes effect if it is not open yet
         try callCore("trust")
     }
 
@@ -330,15 +355,26 @@ public final class ScriptEngine {
                 L.push(.string(tried))
                 return 2
             }),
-            ("read_file", .function { L throws(ScriptError) in
+            ("read_file", .function { [unowned self] L throws(ScriptError) in
+                // One read: the bytes checked against the trust list are the bytes loaded.
                 let path = String(decoding: try L.checkString(1, "read_file"), as: UTF8.self)
                 guard let data = FileManager.default.contents(atPath: path) else {
                     L.push(.nil)
                     L.push(.string("\(path): cannot read module"))
                     return 2
                 }
+                if let reason = untrustedModule(path, contents: Array(data)) {
+                    L.push(.nil)
+                    L.push(.string(reason))
+                    return 2
+                }
                 L.push(.bytes(Array(data)))
                 return 1
+            }),
+            // Around the shipped library's own loading: what it requires resolves from the install.
+            ("shipped", .function { [unowned self] L throws(ScriptError) in
+                shippedDepth += L.bool(at: 1) ? 1 : -1
+                return 0
             }),
             ("path_allowed", .function { [unowned self] L throws(ScriptError) in
                 let path = String(decoding: try L.checkString(1, "io.open"), as: UTF8.self)
@@ -388,10 +424,29 @@ public final class ScriptEngine {
         ])
     }
 
+    /// Why a module about to run with config powers may not, or nil: a config from the trust
+    /// list runs only trusted files (the shipped directory is trusted by its install).
+    private func untrustedModule(_ path: String, contents: [UInt8]) -> String? {
+        guard loadingConfig, let list = configTrustList else { return nil }
+        if let shipped = shippedDirectory, isPhysically(path, inside: shipped) { return nil }
+        switch list.verdict(for: path, contents: contents) {
+        case .trusted: return nil
+        case .unknown:
+            return "\(path), required by the trusted ./scanlua.lua, is not trusted, so it was not run: read it, then `scanlua trust \(path)`"
+        case .changed:
+            return "\(path), required by the trusted ./scanlua.lua, changed since it was trusted, so it was not run: read it again, then `scanlua trust \(path)`"
+        }
+    }
+
     func findModule(_ name: String) -> (String?, String) {
         let rel = name.replacingOccurrences(of: ".", with: "/")
         var tried = ""
-        for dir in modulePaths {
+        // The shipped library (`default`, the shipped `handlers.*`), and what it requires while
+        // loading, come from the install first: a planted file of the same name is never run
+        // instead. `default` comes from nowhere else; a `handlers.mine` of your own is found as usual.
+        let shippedFirst = Self.isShippedLibrary(name) || shippedDepth > 0
+        let dirs = (shippedFirst ? shippedDirectory.map { [$0] } ?? [] : []) + (name == "default" ? [] : modulePaths)
+        for dir in dirs {
             for candidate in ["\(dir)/\(rel).lua", "\(dir)/\(rel)/init.lua", "\(dir)/lib/\(rel).lua"] {
                 if FileManager.default.fileExists(atPath: candidate) { return (Self.display(candidate), tried) }
                 tried += "\n\tno file '\(candidate)'"

@@ -43,23 +43,38 @@ public enum ScriptSetup {
         return nil
     }
 
+    /// The config to load, read once: what is checked is what runs.
+    public struct ConfigFile {
+        public var path: String
+        public var source: [UInt8]
+        /// Trusted by the ``TrustList`` (`./scanlua.lua`): what it requires with config powers
+        /// must be on the list too. Named configs carry the operator's trust by being named.
+        public var byTrustList: Bool
+    }
+
     /// The config file to load: the explicit one, `./scanlua.lua`, or `$XDG_CONFIG_HOME/scanlua/init.lua`
     /// (`~/.config/scanlua/init.lua` when XDG_CONFIG_HOME is unset). An explicit file must exist;
-    /// `./scanlua.lua` must be on the ``TrustList`` with its current contents.
-    public static func configFile(explicit: String?) throws(ScriptError) -> String? {
+    /// `./scanlua.lua` must be on the ``TrustList`` with the contents read here (one read: the
+    /// bytes hashed are the bytes loaded, so a file renamed over it meanwhile is not run).
+    public static func configFile(explicit: String?) throws(ScriptError) -> ConfigFile? {
         let fm = FileManager.default
         if let explicit {
             guard fm.fileExists(atPath: explicit) else { throw .file("\(explicit): config file not found") }
-            return explicit
+            guard let data = fm.contents(atPath: explicit) else { throw .file("\(explicit): cannot read config file") }
+            return ConfigFile(path: explicit, source: Array(data), byTrustList: false)
         }
-        if fm.fileExists(atPath: "scanlua.lua") {
+        if fm.fileExists(atPath: "scanlua.lua") || (try? fm.destinationOfSymbolicLink(atPath: "scanlua.lua")) != nil {
             // A link would borrow the trust of a file elsewhere, and run with this folder's modules.
-            if (try? fm.destinationOfSymbolicLink(atPath: "scanlua.lua")) != nil {
-                throw .file("./scanlua.lua is a symbolic link, so it was not run: name the file it points to with --config")
+            // The read below does not follow one either (O_NOFOLLOW), whatever is renamed in meanwhile.
+            guard let source = readRegularFileNoFollow("scanlua.lua") else {
+                if (try? fm.destinationOfSymbolicLink(atPath: "scanlua.lua")) != nil {
+                    throw .file("./scanlua.lua is a symbolic link, so it was not run: name the file it points to with --config")
+                }
+                throw .file("./scanlua.lua cannot be read as a regular file, so it was not run")
             }
-            switch TrustList().verdict(for: "scanlua.lua") {
+            switch TrustList().verdict(for: "scanlua.lua", contents: source) {
             case .trusted:
-                return "scanlua.lua"
+                return ConfigFile(path: "scanlua.lua", source: source, byTrustList: true)
             case .unknown:
                 throw .file("./scanlua.lua is not trusted, so it was not run: read it, then `scanlua trust scanlua.lua`"
                             + " (or name it with --config scanlua.lua)")
@@ -71,7 +86,9 @@ public enum ScriptSetup {
         let env = ProcessInfo.processInfo.environment
         let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? (env["HOME"].map { $0 + "/.config" } ?? "")
         let user = base + "/scanlua/init.lua"
-        return fm.fileExists(atPath: user) ? user : nil
+        guard fm.fileExists(atPath: user) else { return nil }
+        guard let data = fm.contents(atPath: user) else { throw .file("\(user): cannot read config file") }
+        return ConfigFile(path: user, source: Array(data), byTrustList: false)
     }
 
     /// Lua files a `--scripts DIR` loads: `*.lua` but not `*_test.lua`, sorted by name.
@@ -89,11 +106,13 @@ public enum ScriptSetup {
     public static func makeEngine(_ options: ScriptOptions, extraSource: (source: String, name: String)? = nil) throws(ScriptError) -> ScriptEngine {
         let shipped = shippedScriptsDirectory()
         let engine = try ScriptEngine(limits: options.limits, modulePaths: shipped.map { [$0] } ?? [])
+        engine.shippedDirectory = shipped
         engine.storePath = options.database
         if let config = try configFile(explicit: options.config) {
             engine.loadingConfig = true
-            defer { engine.loadingConfig = false }
-            try engine.run(file: config)
+            engine.configTrustList = config.byTrustList ? TrustList() : nil
+            defer { engine.loadingConfig = false; engine.configTrustList = nil }
+            try engine.run(file: config.path, contents: config.source)
             try engine.applyPendingOptions()
         }
         if options.defaultScripts && engine.defaultScriptsEnabled {

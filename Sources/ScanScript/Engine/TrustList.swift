@@ -32,10 +32,12 @@ public struct TrustList {
         }
     }
 
-    public func verdict(for file: String) -> Verdict {
-        guard let real = physicalPath(file), let hash = Self.hash(of: real) else { return .unknown }
+    /// Whether `file`, whose bytes the caller read as `contents` (and will load: one read), is
+    /// on the list with those contents.
+    public func verdict(for file: String, contents: [UInt8]) -> Verdict {
+        guard let real = physicalPath(file) else { return .unknown }
         guard let entry = entries().last(where: { $0.file == real }) else { return .unknown }
-        return entry.hash == hash ? .trusted : .changed
+        return entry.hash == SHA256.hex(Data(contents)) ? .trusted : .changed
     }
 
     /// Adds (or updates) `file`; returns its real path.

@@ -21,7 +21,10 @@ local function require_module(name)
   local fn, err = load(src, "@" .. path, "t", env)
   if not fn then error(err, 0) end
   loading[name] = true
+  local shipped = name == "default" or name:sub(1, 9) == "handlers."
+  if shipped then host.shipped(true) end
   local ok, res = raw_pcall(fn, name, path)
+  if shipped then host.shipped(false) end
   loading[name] = nil
   if not ok then error(res, 0) end
   if res == nil then res = true end

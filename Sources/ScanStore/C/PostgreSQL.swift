@@ -5,16 +5,22 @@ import Foundation
 /// A PostgreSQL connection (`--db postgresql://user@host:port/db`): the store shared by many
 /// stations. Scripts' `?` and `:name` placeholders become `$1, $2 ...`; values are sent as text
 /// parameters and never spliced into the SQL; each statement may run ``StoreLimits/seconds``
-/// (statement_timeout). There is no authorizer: what a script may do is what the role may do,
-/// so give scanlua a role that owns its database and nothing else.
+/// (statement_timeout). A sandboxed connection (untrusted scripts) refuses privileged roles and
+/// statements that reach outside the database: see ``PostgresGuard``.
 public final class PostgresDatabase: StoreConnection {
     private let conn: OpaquePointer
     public let path: String
     public private(set) var changes = 0
     public var dialect: SQLDialect { .postgresql }
+    /// Untrusted scripts use this connection: ``PostgresGuard`` checks their statements.
+    public let sandboxed: Bool
+    /// Above 0 while the host runs its own statements (``asHost(_:)``).
+    private var hostDepth = 0
 
     /// The corresponding C function is `PQconnectdb`.
-    public init(url: String) throws(StoreError) {
+    /// - Parameter sandboxed: refuse a role with powers outside its database, and check statements.
+    public init(url: String, sandboxed: Bool = false) throws(StoreError) {
+        self.sandboxed = sandboxed
         path = Self.withoutPassword(url)
         guard let c = PQconnectdb(url) else { throw StoreError(code: 1, message: "\(path): out of memory", sql: nil) }
         guard PQstatus(c) == CONNECTION_OK else {
@@ -23,7 +29,21 @@ public final class PostgresDatabase: StoreConnection {
             throw StoreError(code: 1, message: "\(path): \(message)", sql: nil)
         }
         conn = c
-        try execute("SET statement_timeout = '\(StoreLimits.seconds)s'; SET client_min_messages = warning")
+        try plain("SET statement_timeout = '\(StoreLimits.seconds)s'; SET client_min_messages = warning")
+        if sandboxed {
+            let rows = try query(PostgresGuard.privilegedRolesSQL, positional: [], named: [:], limit: .standard)
+            let powers = rows.compactMap { row -> String? in if case .text(let t)? = row.last?.1 { return t }; return nil }
+            if !powers.isEmpty {
+                let user = String(cString: PQuser(conn))
+                throw StoreError(code: 23, message: PostgresGuard.refusal(url: path, user: user, powers: powers), sql: nil)
+            }
+        }
+    }
+
+    /// A sandboxed script's statement that reaches outside the database is refused unsent.
+    private func guardStatement(_ sql: String) throws(StoreError) {
+        guard sandboxed, hostDepth == 0, let reason = PostgresGuard.refusal(of: sql) else { return }
+        throw StoreError(code: 23, message: "not authorized: \(reason) (a sandboxed script; --trust lifts this)", sql: sql)
     }
 
     deinit { PQfinish(conn) }
@@ -33,11 +53,16 @@ public final class PostgresDatabase: StoreConnection {
     public func begin() throws(StoreError) { try plain("BEGIN") }
 
     @discardableResult
-    public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
+    public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        hostDepth += 1
+        defer { hostDepth -= 1 }
+        return try body()
+    }
 
     /// The corresponding C function is `PQexec` (several statements allowed, no parameters).
     public func execute(_ sql: String) throws(StoreError) {
         let head = sql.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        try guardStatement(sql)
         if ["BEGIN", "COMMIT", "ROLLBACK", "END", "SAVEPOINT", "RELEASE"].contains(where: { head.hasPrefix($0) }) { return try plain(sql) }
         try statement { () throws(StoreError) in
             guard let result = PQexec(conn, sql) else { throw failure(sql) }
@@ -72,6 +97,7 @@ public final class PostgresDatabase: StoreConnection {
     @discardableResult
     public func query(_ sql: String, positional: [SQLValue], named: [String: SQLValue], limit: Database.ResultLimit) throws(StoreError)
         -> [[(String, SQLValue)]] {
+        try guardStatement(sql)
         let (text, order) = try Self.numbered(sql)
         var values: [SQLValue] = []
         var next = 0
