@@ -4,11 +4,14 @@ internal import CZBar
 
 /// Decodes every code zbar finds in a grayscale image.
 ///
-/// Owns one `zbar_image_scanner_t`, freed in deinit. A zbar scanner is not thread-safe:
-/// each worker thread makes its own (see ``DecoderList``), and reuses it for every frame.
+/// Makes a fresh `zbar_image_scanner_t` for every image: zbar's QR reader draws from an ISAAC
+/// random generator seeded once per scanner, so a reused scanner gave an image other corner
+/// points depending on the images it had seen before (records then differed between thread
+/// counts and folder neighbours). A scanner costs a few microseconds to make.
 public final class ZBarDecoder: FrameDecoder {
-    private let scanner: OpaquePointer
     private let wanted: Set<String>
+    private let enabled: [zbar_symbol_type_t]
+    private let inverted: Bool
 
     /// zbar's symbol type for each registry name zbar decodes (``Symbology/registry``).
     private static let types: [String: zbar_symbol_type_t] = Dictionary(uniqueKeysWithValues:
@@ -25,26 +28,27 @@ public final class ZBarDecoder: FrameDecoder {
     ///   `inverted`: retry on the inverted image when the normal pass finds nothing (off when
     ///   zxing-cpp, which tries inverted codes itself, reads the same frames).
     public init(symbologies: Set<Symbology>, inverted: Bool = true) {
-        guard let s = zbar_image_scanner_create() else { preconditionFailure("zbar_image_scanner_create failed") }
-        scanner = s
         wanted = Set(symbologies.map(\.rawValue))
-        // Everything off first: zbar enables a default subset otherwise.
-        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
         var enable = wanted
         // zbar derives UPC-A and ISBN from an EAN-13 read: it needs EAN-13 on for them (filtered out below).
         if !enable.isDisjoint(with: ["upca", "isbn10", "isbn13"]) { enable.insert("ean13") }
-        for name in enable {
-            guard let type = Self.types[name] else { continue }
-            zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1)
-        }
+        enabled = enable.sorted().compactMap { Self.types[$0] }
+        self.inverted = inverted
+    }
+
+    /// A scanner configured for this decoder's symbologies. The caller destroys it.
+    private func makeScanner() -> OpaquePointer {
+        guard let scanner = zbar_image_scanner_create() else { preconditionFailure("zbar_image_scanner_create failed") }
+        // Everything off first: zbar enables a default subset otherwise.
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        for type in enabled { zbar_image_scanner_set_config(scanner, type, ZBAR_CFG_ENABLE, 1) }
         // Raw QR bytes: zbar's own charset guess tries Shift-JIS first and garbles Big5 and UTF-8.
         zbar_image_scanner_set_config(scanner, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
         zbar_image_scanner_set_config(scanner, ZBAR_SQCODE, ZBAR_CFG_BINARY, 1)
         // White-on-black codes: zbar retries on the inverted image when the normal pass finds nothing.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, inverted ? 1 : 0)
+        return scanner
     }
-
-    deinit { zbar_image_scanner_destroy(scanner) }
 
     public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         guard !wanted.isEmpty else { return [] }
@@ -55,6 +59,8 @@ public final class ZBarDecoder: FrameDecoder {
     /// The corresponding C function is `zbar_scan_image`.
     public func decode(_ image: GrayImage) -> [Symbol] {
         guard image.width > 0, image.height > 0 else { return [] }
+        let scanner = makeScanner()
+        defer { zbar_image_scanner_destroy(scanner) }
         guard let zimage = zbar_image_create() else { preconditionFailure("zbar_image_create failed") }
         defer { zbar_image_destroy(zimage) }
         zbar_image_set_format(zimage, Self.fourcc("Y800"))
