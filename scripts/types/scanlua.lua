@@ -76,7 +76,7 @@
 ---Settings a config gives with scan.options (the command line wins over them).
 ---@class scanlua.Options
 -- BEGIN options (from Option.registry; DocsDriftTests checks it)
----@field decoders (string|string[])?    Comma-separated decoders: zbar, zxing (default both; one record per code either way).
+---@field decoders (string|string[])?    Comma-separated decoders: zbar, zxing, gray (default all; one record per code either way). gray reads blurred EAN/UPC codes in image files the others left unread.
 ---@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions, binarizers), the scale pyramid, the retries of dark or unread photos, and where zbar runs (see README).
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
 ---@field duplicates ("once"|"interval"|"consecutive"|"all")? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.

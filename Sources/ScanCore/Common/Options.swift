@@ -156,7 +156,7 @@ extension Option {
                    "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
                    + wrapped(Symbology.knownNames, width: 72)),
             Option("decoders", "--decoders", .text, "LIST", config: true, names: true,
-                   "Comma-separated decoders: zbar, zxing (default both; one record per code either way)."),
+                   "Comma-separated decoders: zbar, zxing, gray (default all; one record per code either\nway). gray reads blurred EAN/UPC codes in image files the others left unread."),
             Option("effort", "--effort", .choice(Effort.allCases.map(\.rawValue)), "LEVEL", config: true,
                    "fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions,\nbinarizers), the scale pyramid, the retries of dark or unread photos, and where\nzbar runs (see README)."),
             Option("roi", "--roi", .text, "X,Y,W,H", config: true,

@@ -27,6 +27,8 @@ public struct DecoderList {
     public var recheck: Set<String> = []
     /// The retry passes for still images (one instance per worker), when zxing-cpp is on.
     public var retries: (@Sendable () -> StillRetries)?
+    /// The gray-level EAN/UPC reader, for still images where no EAN/UPC code was read.
+    public var grayLinear: GrayLinear?
 
     public init() {}
 

@@ -236,6 +236,7 @@ public final class FrameScanner: @unchecked Sendable {
             if let small {
                 symbols = run(decoders, on: small.image, info: info, order: order).map { $0.scaled(by: small.k) }
                 trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
+                    && !(still && Self.coveredFraction(symbols, width: info.width, height: info.height) < Self.smallCodesBelow)
             }
             if !trustSmall || keepImages {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
@@ -259,6 +260,14 @@ public final class FrameScanner: @unchecked Sendable {
                     if let image = full { symbols = Symbol.merged(symbols + retries.retry(image, open: open, region: region)) }
                 }
             }
+            // Blurred product codes the binarizing readers lost: the gray-level reader, where no
+            // EAN/UPC code was read.
+            if still, let gray = self.decoders.grayLinear, !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }) {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full {
+                    symbols = Symbol.merged(symbols + image.decode(inside: region) { gray.decode($0) })
+                }
+            }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
         }
@@ -277,6 +286,18 @@ public final class FrameScanner: @unchecked Sendable {
         decoded.still = still
         if keepFrames && still { decoded.bytes = data }
         return decoded
+    }
+
+    /// A still image whose small pass found codes covering less than this fraction of it is read
+    /// at full size too: a photo of many small codes (a tray of DataMatrix labels, a shipping
+    /// label) holds more that the small pass could not resolve. A video frame keeps the small
+    /// pass's reading (the next frame has another chance).
+    static let smallCodesBelow = 0.2
+
+    /// The fraction of a `width` x `height` frame the symbols' boxes cover (overlaps counted twice).
+    static func coveredFraction(_ symbols: [Symbol], width: Int, height: Int) -> Double {
+        guard width > 0, height > 0 else { return 1 }
+        return Double(symbols.reduce(0) { $0 + $1.bbox.width * $1.bbox.height }) / Double(width * height)
     }
 
     /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and

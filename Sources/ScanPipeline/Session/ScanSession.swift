@@ -78,6 +78,9 @@ public final class ScanSession {
                 ZBarDecoder(symbologies: symbologies, inverted: alone || effort == .fast)
             }
         }
+        // Image files where no EAN/UPC code was read get the gray-level reader (not with `fast`).
+        let gray = GrayLinear(symbologies: symbologies)
+        if settings.decoders.contains("gray") && effort != .fast && gray.readsSomething { list.grayLinear = gray }
         list.recheck = Symbology.eanUPC.union(Symbology.addOns)
         if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
         return list

@@ -11,7 +11,7 @@ public struct SessionSettings {
     public var limits: StreamLimits
     public var beep: Bool
     public var dryRun: Bool
-    /// Which built-in decoders run (`--decoders`): `zbar`, `zxing`.
+    /// Which built-in decoders run (`--decoders`): `zbar`, `zxing`, `gray` (EAN/UPC by gray-level templates).
     public var decoders: Set<String>
     /// How hard zxing-cpp tries (`--effort`).
     public var effort: Effort
@@ -19,7 +19,7 @@ public struct SessionSettings {
     public var network: String?
 
     /// The built-in decoders `--decoders` knows.
-    public static let decoderNames = ["zbar", "zxing"]
+    public static let decoderNames = ["zbar", "zxing", "gray"]
 
     public init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
                 symbologies: Set<Symbology> = Symbology.defaultSet, maxPixels: Int = ImageLoader.defaultMaxPixels,

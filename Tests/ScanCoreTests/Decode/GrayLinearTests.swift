@@ -1,0 +1,64 @@
+import Foundation
+import ScanCore
+import XCTest
+
+/// Issue 20: the gray-level EAN/UPC reader. Fixtures from scripts/make-fixtures (zint, then
+/// ImageMagick's Gaussian and motion blur, downscale and JPEG quality 30).
+final class GrayLinearTests: XCTestCase {
+    let all = Symbology.defaultSet
+    var gray: GrayLinear { GrayLinear(symbologies: all) }
+
+    func texts(_ symbols: [Symbol]) -> [String] { symbols.map { "\($0.symbology.rawValue) \($0.text)" }.sorted() }
+
+    /// Blurred codes zbar and zxing-cpp read nothing of are read with their exact digits.
+    func testReadsBlurredCodesTheBinarizingReadersLose() throws {
+        for (name, expected) in [("blurred/ean13-blur-small-q30.jpg", "ean13 5901234123457"),
+                                 ("blurred/upca-blur-small-q30.jpg", "upca 036000291452"),
+                                 ("blurred/upca-motion.png", "upca 036000291452")] {
+            let image = try Fixture.image(name)
+            XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
+            XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
+            let read = gray.decode(image)
+            XCTAssertEqual(texts(read), [expected], name)
+            XCTAssertEqual(read.first?.decoder, "gray")
+            XCTAssertEqual(read.first?.points.count, 4, "an outline of the code")
+        }
+    }
+
+    /// The negative set: other linear symbologies, shelf stripes, noise, and a code blurred past
+    /// reading: no EAN/UPC comes out of the gray-level reader.
+    func testTheNegativeSetGivesNoProductCode() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixture.path("negative")).sorted()
+        XCTAssertGreaterThanOrEqual(names.count, 10)
+        for name in names {
+            XCTAssertEqual(gray.decode(try Fixture.image("negative/" + name)), [], name)
+        }
+    }
+
+    /// Only the wanted symbologies: without ean13 and upca it reads nothing.
+    func testReadsOnlyWhatIsWanted() throws {
+        let image = try Fixture.image("blurred/upca-motion.png")
+        XCTAssertFalse(GrayLinear(symbologies: [Symbology(rawValue: "qrcode")]).readsSomething)
+        XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean13")]).decode(image).map(\.text), ["0036000291452"],
+                       "a UPC-A is an EAN-13 with a leading 0 when only EAN-13 is wanted")
+    }
+
+    /// The dynamic program picks the valid code: a single wrong digit's best score does not win
+    /// when the check digit says otherwise.
+    func testTheCheckDigitDecidesBetweenCloseDigits() {
+        // Perfect scores for 5901234123457 except the last slot, where 8 scores a little above 7.
+        let code = Array("5901234123457").compactMap { Int(String($0)) }
+        let parities = [0, 1, 1, 0, 0, 1]  // first digit 5: LGGLLG
+        var scores: [[Double]] = []
+        for slot in 0..<12 {
+            let digit = code[slot + 1]
+            var row = [Double](repeating: 0, count: slot < 6 ? 20 : 10)
+            row[(slot < 6 ? parities[slot] * 10 : 0) + digit] = 1
+            scores.append(row)
+        }
+        scores[11][8] = 1.01
+        scores[11][7] = 0.95
+        let best = GrayLinear.bestValid(scores, format: .ean13)
+        XCTAssertEqual(best?.0, "5901234123457")
+    }
+}

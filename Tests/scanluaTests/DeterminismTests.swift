@@ -1,0 +1,38 @@
+import Foundation
+import XCTest
+
+/// Issue 20, item 5: the same file gives byte-identical records whatever its neighbours in the
+/// scan and their order (decoders carry no state from one image to the next: zbar's QR reader
+/// once did, through its random generator).
+final class DeterminismTests: XCTestCase {
+    /// Records by source, in the order printed.
+    func bySource(_ stdout: String) -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        for line in stdout.split(separator: "\n") {
+            guard let data = line.data(using: .utf8), let rec = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let source = rec["source"] as? String else { continue }
+            out[source, default: []].append(String(line))
+        }
+        return out
+    }
+
+    func testRecordsDoNotDependOnNeighboursOrOrder() throws {
+        let fixtures = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Fixtures")
+        var files = ["qrcode.png", "several.png", "ean13.png", "qr-dark.png", "einvoice-photo.jpg", "blurred/upca-motion.png",
+                     "qr-inverted.png", "code128.png"].map { fixtures.appendingPathComponent($0).path }
+        // Real photos with QR codes zbar reads (its RANSAC once moved their corners), when the corpus is here.
+        let damaged = CLI.packageRoot.appendingPathComponent("../shared/corpus/boofcv/damaged").standardizedFileURL
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: damaged.path) {
+            files += names.filter { $0.hasSuffix(".jpg") }.sorted().prefix(8).map { damaged.appendingPathComponent($0).path }
+        }
+        let forward = try CLI.run(["scan", "--no-default-scripts"] + files)
+        let backward = try CLI.run(["scan", "--no-default-scripts"] + files.reversed())
+        let a = bySource(forward.stdout), b = bySource(backward.stdout)
+        XCTAssertFalse(a.isEmpty, forward.stderr)
+        XCTAssertEqual(a, b, "records depend on the order of the inputs")
+        for file in files {
+            let alone = bySource(try CLI.run(["scan", "--no-default-scripts", file]).stdout)
+            XCTAssertEqual(alone[file] ?? [], a[file] ?? [], "\(file) scanned alone differs from the folder scan")
+        }
+    }
+}
