@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
         // Fuzz targets for the loaders and the JSON code: libFuzzer under `make fuzz`, else a replayer.
         .executableTarget(name: "scanlua-fuzz", dependencies: ["ScanCore"]),
-        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"], resources: [.copy("Fixtures"), .copy("Linear")]),
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
         .testTarget(name: "ScanPipelineTests", dependencies: ["ScanPipeline"]),

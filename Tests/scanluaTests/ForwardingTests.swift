@@ -322,6 +322,36 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(Set(keys).count, 1, "the same Idempotency-Key both times")
     }
 
+    /// Issue 21: texts a spreadsheet would run as formulas get a leading ' in CSV (OWASP); the
+    /// other formats and --csv-raw keep them as they are.
+    func testCSVExportNeutralisesFormulas() throws {
+        let texts = ["=HYPERLINK(\\\"http://evil.example\\\",\\\"x\\\")", "+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1:A2)",
+                     "\\tTAB", "\\rCR", "plain", "a=1"]
+        let input = texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined()
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
+        let stored = r.records.compactMap { $0["text"] as? String }
+        XCTAssertEqual(stored.count, texts.count, r.stderr)
+        let csv = dir.appendingPathComponent("h.csv")
+        func column(_ args: [String]) throws -> [String] {
+            let export = try CLI.run(["export", "--db", db] + args)
+            XCTAssertEqual(export.status, 0, export.stderr)
+            try export.stdout.write(to: csv, atomically: true, encoding: .utf8)
+            let script = """
+                import csv, json, sys
+                with open(sys.argv[1], newline='', encoding='utf-8') as f:
+                    print(json.dumps([r['text'] for r in csv.DictReader(f)]))
+                """
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try Process.output("/usr/bin/python3", ["-c", script, csv.path]).utf8)) as? [String])
+        }
+        let safe = try column([])
+        XCTAssertEqual(safe, stored.map { ["=", "+", "-", "@", "\t", "\r"].contains($0.first.map(String.init) ?? "") ? "'" + $0 : $0 })
+        XCTAssertEqual(safe.last, "a=1")
+        XCTAssertEqual(safe.first?.hasPrefix("'=HYPERLINK("), true)
+        XCTAssertEqual(try column(["--csv-raw"]), stored, "--csv-raw: as they are")
+        let nd = try CLI.run(["export", "--db", db, "--format", "ndjson"])
+        XCTAssertTrue(nd.stdout.contains(#""text":"+1+1""#), nd.stdout)
+    }
+
     func testExportCSVRoundTripsThroughPythonsCSVModule() throws {
         let texts = ["plain", "comma, here", "quote \\\"q\\\" here", "line\\nbreak", "中文 and é", "a,\\\"b\\\"\\r\\nc"]
         let input = texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined()

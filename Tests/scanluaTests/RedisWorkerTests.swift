@@ -107,4 +107,37 @@ final class RedisWorkerTests: XCTestCase {
         XCTAssertTrue(down.stderr.contains("cannot connect: Connection refused"), down.stderr)
         XCTAssertEqual(try CLI.run(["worker"]).status, 2, "--redis is required")
     }
+
+    /// Issue 21: `--root DIR` confines job paths (realpath: links and .. that lead out are out);
+    /// others get an error result and nothing is read. Directories and FIFOs are "not a regular
+    /// file" (a FIFO once blocked the worker). Without --root the worker says what that allows.
+    func testRootConfinesJobPathsAndOddFilesAreNamed() throws {
+        let root = dir.appendingPathComponent("inbox"), fm = FileManager.default
+        try fm.createDirectory(at: root.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: root.appendingPathComponent("code.png").path)
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("etc").path, withDestinationPath: "/etc")
+        XCTAssertEqual(mkfifo(root.appendingPathComponent("pipe").path, 0o600), 0)
+        let jobs = [root.appendingPathComponent("code.png").path, "/etc/hostname", root.appendingPathComponent("etc/hostname").path,
+                    root.path + "/sub/../../escape.png", root.appendingPathComponent("pipe").path, root.appendingPathComponent("sub").path]
+        for j in jobs { _ = try redis.redisCLI(["XADD", "scanlua:jobs", "*", "path", j]) }
+        let run = try CLI.run(["worker", "--redis", url, "--root", root.path, "--idle-exit", "1", "--no-default-scripts"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(run.stderr.contains("no --root"), run.stderr)
+        let r = try CLI.run(["results", "--redis", url])
+        let bySource = Dictionary(r.records.map { (($0["source"] as? String) ?? "", $0) }, uniquingKeysWith: { a, _ in a })
+        XCTAssertEqual(bySource[jobs[0]]?["text"] as? String, "https://example.com/scanlua")
+        for outside in jobs[1...3] {
+            XCTAssertTrue((bySource[outside]?["error"] as? String ?? "").contains("outside the worker's --root"), "\(outside): \(r.stdout)")
+        }
+        XCTAssertTrue((bySource[jobs[4]]?["error"] as? String ?? "").contains("not a regular file (a FIFO)"), r.stdout)
+        XCTAssertTrue((bySource[jobs[5]]?["error"] as? String ?? "").contains("not a regular file (a directory)"), r.stdout)
+        XCTAssertFalse(r.stdout.contains(ProcessInfo.processInfo.hostName + "\""), "nothing of /etc/hostname was read")
+
+        _ = try redis.redisCLI(["XADD", "scanlua:jobs", "*", "path", "/dev/zero"])
+        let open = try CLI.run(["worker", "--redis", url, "--idle-exit", "1", "--no-default-scripts"])
+        XCTAssertTrue(open.stderr.contains("no --root: a job may name any file this worker can read"), open.stderr)
+        let zero = try CLI.run(["results", "--redis", url]).records.first { ($0["source"] as? String) == "/dev/zero" }
+        XCTAssertTrue((zero?["error"] as? String ?? "").contains("not a regular file (a device)"), "\(zero ?? [:])")
+        XCTAssertEqual(try CLI.run(["worker", "--redis", url, "--root", dir.appendingPathComponent("nowhere").path]).status, 2)
+    }
 }

@@ -94,6 +94,7 @@
 ---@field disable (string|string[])?     Parsers and rules to switch off once everything is loaded: a list of names (shipped ones too).
 ---@field network (string|string[])?     Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.
 ---@field db string?                     The store's SQLite database file (--db wins).
+---@field worker_root string?            worker: the folder job paths must lie in (realpath); others get an error result (--root wins).
 -- END options
 
 ---@class scanlua.SimulateSpec

@@ -270,6 +270,9 @@ extension Option {
             Option("idle_exit", "--idle-exit", .number(minimum: 0, exclusive: true), "SECONDS", "worker: exit after this long with no job (default: never)."),
             Option("max_attempts", "--max-attempts", .integer(1...1000), "N",
                    "worker: a job handed out more than N times goes to the dead-letter stream\n(<stream>:dead) with its error (default 3)."),
+            Option("worker_root", "--root", .text, "DIR", config: true,
+                   configHelp: "worker: the folder job paths must lie in (realpath); others get an error result (--root wins).",
+                   "worker: job paths must lie in DIR (symbolic links and .. resolved); a job naming\nanother file gets an error result. Without it any file the worker can read may be named."),
             Option("follow", "--follow", .flag, "", "results: keep printing new results as they come."),
         ]),
         // scanlua outbox
@@ -282,6 +285,9 @@ extension Option {
         (OptionGroup.export, [
             Option("export_format", "--format", .choice(["csv", "ndjson", "json"]), "csv|ndjson|json",
                    "csv (RFC 4180, with a header row; the default), ndjson or json."),
+            Option("csv_raw", "--csv-raw", .flag, "",
+                   "Write CSV cells as they are: without it, a cell starting with = + - @, a tab or a CR\n"
+                   + "gets a leading ' so a spreadsheet shows it instead of running it as a formula."),
             Option("since", "--since", .text, "TIME", "Only scans from TIME on: an ISO 8601 date or time in UTC (2026-12-01, 2026-12-01T10:00Z)."),
             Option("export_type", "--type", .text, "TYPE", "Only scans whose payload type is TYPE (product, einvoice, url, ...)."),
         ]),

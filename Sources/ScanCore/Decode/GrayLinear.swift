@@ -52,11 +52,16 @@ public struct GrayLinear: Sendable {
     }
 
     /// Every EAN/UPC code it reads in `image`, with `deadline` checked between candidates.
-    public func decode(_ image: GrayImage, deadline: DispatchTime = .distantFuture) -> [Symbol] {
+    /// `done`: boxes of codes other decoders read there already; candidates centred in one are
+    /// skipped (a Code 128 read is not read again as a candidate EAN).
+    public func decode(_ image: GrayImage, skipping done: [Box] = [], deadline: DispatchTime = .distantFuture) -> [Symbol] {
         guard readsSomething, image.width >= 40, image.height >= 20 else { return [] }
         var symbols: [Symbol] = []
         for c in candidates(in: image) {
             if DispatchTime.now() >= deadline { break }
+            if done.contains(where: { Double($0.x) <= c.cx && c.cx <= Double($0.x + $0.width) && Double($0.y) <= c.cy && c.cy <= Double($0.y + $0.height) }) {
+                continue
+            }
             if let s = read(c, in: image) { symbols.append(s) }
         }
         return Symbol.merged(symbols)

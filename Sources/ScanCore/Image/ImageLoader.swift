@@ -24,9 +24,12 @@ public struct ImageLoader: Sendable {
     }
 
     /// Reads the file at `path` (or refuses it), without decoding it yet.
+    /// A directory, FIFO or device is "not a regular file", said before reading (a FIFO would
+    /// wait for a writer, /dev/zero never end).
     public func read(path: String) throws(ImageError) -> Data {
-        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .unreadable(path: path, reason: fileErrorReason(error))
+        switch readRegularFile(path) {
+        case .success(let bytes): return Data(bytes)
+        case .failure(let f): throw .unreadable(path: path, reason: f.reason)
         }
     }
 

@@ -265,7 +265,10 @@ public final class FrameScanner: @unchecked Sendable {
             if still, let gray = self.decoders.grayLinear, !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }) {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
                 if let image = full {
-                    symbols = Symbol.merged(symbols + image.decode(inside: region) { gray.decode($0) })
+                    let read = symbols.map(\.bbox)
+                    symbols = Symbol.merged(symbols + image.decode(inside: region) { part in
+                        gray.decode(part, skipping: region == nil ? read : [])
+                    })
                 }
             }
         } catch {

@@ -78,6 +78,8 @@ public final class QueueWorker {
     let claimAfter: Double
     let idleExit: Double?
     let maxAttempts: Int
+    /// The folder (a real path) job paths must lie in, when set (`--root`).
+    let root: String?
     let makeSession: (RecordSink) -> ScanSession
 
     /// Jobs this worker finished (result written), and sent to the dead letters.
@@ -95,7 +97,8 @@ public final class QueueWorker {
         """
 
     public init(queue: JobQueue, group: String, consumer: String, claimAfter: Double, idleExit: Double?, maxAttempts: Int,
-                makeSession: @escaping (RecordSink) -> ScanSession) {
+                root: String? = nil, makeSession: @escaping (RecordSink) -> ScanSession) {
+        self.root = root
         (self.queue, self.group, self.consumer, self.claimAfter) = (queue, group, consumer, claimAfter)
         (self.idleExit, self.maxAttempts, self.makeSession) = (idleExit, maxAttempts, makeSession)
     }
@@ -139,7 +142,12 @@ public final class QueueWorker {
         }
         let input: Input
         if let path = job.text("path") {
-            input = .file(path)
+            // Resolved with realpath: a link or .. inside the root that leads out is outside.
+            if let root, !isPhysically(path, inside: root) {
+                input = .missing(path, reason: "outside the worker's --root \(root)")
+            } else {
+                input = .file(path)
+            }
         } else if let data = job.fields["data"] {
             input = .data(Data(data), name: job.text("name") ?? "job-\(job.id)")
         } else {

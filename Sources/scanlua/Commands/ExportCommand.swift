@@ -9,12 +9,14 @@ enum ExportCommand {
     static let command = Command(
         name: "export",
         abstract: "Write out the scan history of a store (every record of sessions with --db).",
-        usage: "scanlua export [--db PATH] [--format csv|ndjson|json] [--since TIME] [--type TYPE]",
+        usage: "scanlua export [--db PATH] [--format csv|ndjson|json] [--csv-raw] [--since TIME] [--type TYPE]",
         options: Option.names(in: [.export]) + ["config", "db"],
         notes: """
             Columns: time (UTC), source, frame, symbology, text, bytes (Base64), payload_type, payload
             (JSON), actions (JSON, with their status). A session keeps history when it has a store named
-            by --db or the config's db.
+            by --db or the config's db. A code's text is chosen by whoever printed the code: CSV cells
+            that a spreadsheet would run as a formula (starting with = + - @, a tab or a CR) start with
+            a ' (OWASP's advice), unless --csv-raw; NDJSON and JSON are unchanged.
             """,
         run: run)
 
@@ -27,6 +29,7 @@ enum ExportCommand {
         let engine = try makeEngine(o) { $0.defaultScripts = false }
         let format = o.string("export_format") ?? "csv"
         var first = true
+        let neutralise = o.bool("csv_raw") != true
         if format == "csv" { Console.write(csvLine(History.Row.columns)) }
         if format == "json" { Console.write("[") }
         do {
@@ -35,7 +38,8 @@ enum ExportCommand {
                 for r in rows {
                     switch format {
                     case "csv":
-                        Console.write(csvLine([r.time, r.source, String(r.frame), r.symbology, r.text, r.bytes, r.payloadType, r.payload, r.actions]))
+                        Console.write(csvLine([r.time, r.source, String(r.frame), r.symbology, r.text, r.bytes, r.payloadType, r.payload, r.actions],
+                                              neutralise: neutralise))
                     default:
                         let object = JSON.object([
                             ("time", .string(r.time)), ("source", .string(r.source)), ("frame", .int(r.frame)),
@@ -59,10 +63,18 @@ enum ExportCommand {
     }
 
     /// One CSV record per RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled; CRLF ends it.
-    static func csvLine(_ fields: [String]) -> String {
-        fields.map { f in
-            f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+    /// `neutralise`: a field a spreadsheet would take for a formula gets a leading `'`.
+    static func csvLine(_ fields: [String], neutralise: Bool = false) -> String {
+        fields.map { field in
+            let f = neutralise && isFormula(field) ? "'" + field : field
+            return f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
                 ? "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : f
         }.joined(separator: ",") + "\r\n"
+    }
+
+    /// What Excel, LibreOffice and Google Sheets run as a formula (OWASP's CSV injection list).
+    static func isFormula(_ field: String) -> Bool {
+        guard let c = field.unicodeScalars.first else { return false }
+        return ["=", "+", "-", "@", "\t", "\r"].contains(c)
     }
 }

@@ -56,8 +56,8 @@ enum QueueCommands {
     static let worker = Command(
         name: "worker",
         abstract: "Scan the jobs of a Redis stream in a consumer group; results to scanlua:results.",
-        usage: "scanlua worker --redis URL [--group G] [--consumer NAME] [--claim-after SECONDS] [--idle-exit SECONDS] [--script FILE]...",
-        options: ["redis", "jobs_stream", "group", "consumer", "claim_after", "idle_exit", "max_attempts"]
+        usage: "scanlua worker --redis URL [--root DIR] [--group G] [--consumer NAME] [--claim-after SECONDS] [--idle-exit SECONDS] [--script FILE]...",
+        options: ["redis", "jobs_stream", "group", "consumer", "claim_after", "idle_exit", "max_attempts", "worker_root"]
             + Option.names(in: [.decoding, .scripts]),
         notes: """
             Each job's records and its acknowledgement are written in one atomic step: every job gets
@@ -69,10 +69,19 @@ enum QueueCommands {
             let q = try queue(o)
             let engine = try makeEngine(o)
             let settings = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))])).settings
+            // Anyone who can add to the stream names the files this worker reads: confine them.
+            let root = o.string("worker_root") ?? engine.configOptions.string("worker_root")
+            if let root {
+                guard let real = physicalPath(root), FileManager.default.fileExists(atPath: real + "/.") else {
+                    throw UsageError("--root \(root): not a folder")
+                }
+            } else {
+                Console.error("scanlua: worker: no --root: a job may name any file this worker can read\n")
+            }
             let host = ProcessInfo.processInfo.hostName
             let worker = QueueWorker(queue: q, group: o.string("group") ?? "scanlua", consumer: o.string("consumer") ?? "\(host)-\(getpid())",
                                      claimAfter: o.double("claim_after") ?? 60, idleExit: o.double("idle_exit"),
-                                     maxAttempts: o.int("max_attempts") ?? 3) { sink in
+                                     maxAttempts: o.int("max_attempts") ?? 3, root: root.flatMap(physicalPath)) { sink in
                 ScanSession(settings: settings, engine: engine, sink: sink)
             }
             do throws(RedisError) { try worker.run(stop: { Signals.received != nil }) } catch {

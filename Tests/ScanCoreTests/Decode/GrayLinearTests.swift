@@ -8,6 +8,10 @@ final class GrayLinearTests: XCTestCase {
     let all = Symbology.defaultSet
     var gray: GrayLinear { GrayLinear(symbologies: all) }
 
+    /// Tests/ScanCoreTests/Linear: out of Fixtures/, which the CLI tests scan whole.
+    func linearPath(_ name: String) -> String { Bundle.module.url(forResource: "Linear/" + name, withExtension: nil)!.path }
+    func linear(_ name: String) throws -> GrayImage { try ImageLoader().load(path: linearPath(name)) }
+
     func texts(_ symbols: [Symbol]) -> [String] { symbols.map { "\($0.symbology.rawValue) \($0.text)" }.sorted() }
 
     /// Blurred codes zbar and zxing-cpp read nothing of are read with their exact digits.
@@ -15,7 +19,7 @@ final class GrayLinearTests: XCTestCase {
         for (name, expected) in [("blurred/ean13-blur-small-q30.jpg", "ean13 5901234123457"),
                                  ("blurred/upca-blur-small-q30.jpg", "upca 036000291452"),
                                  ("blurred/upca-motion.png", "upca 036000291452")] {
-            let image = try Fixture.image(name)
+            let image = try linear(name)
             XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
             XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
             let read = gray.decode(image)
@@ -28,16 +32,16 @@ final class GrayLinearTests: XCTestCase {
     /// The negative set: other linear symbologies, shelf stripes, noise, and a code blurred past
     /// reading: no EAN/UPC comes out of the gray-level reader.
     func testTheNegativeSetGivesNoProductCode() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Fixture.path("negative")).sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: linearPath("negative")).sorted()
         XCTAssertGreaterThanOrEqual(names.count, 10)
         for name in names {
-            XCTAssertEqual(gray.decode(try Fixture.image("negative/" + name)), [], name)
+            XCTAssertEqual(gray.decode(try linear("negative/" + name)), [], name)
         }
     }
 
     /// Only the wanted symbologies: without ean13 and upca it reads nothing.
     func testReadsOnlyWhatIsWanted() throws {
-        let image = try Fixture.image("blurred/upca-motion.png")
+        let image = try linear("blurred/upca-motion.png")
         XCTAssertFalse(GrayLinear(symbologies: [Symbology(rawValue: "qrcode")]).readsSomething)
         XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean13")]).decode(image).map(\.text), ["0036000291452"],
                        "a UPC-A is an EAN-13 with a leading 0 when only EAN-13 is wanted")

@@ -17,23 +17,51 @@ public func isPhysically(_ path: String, inside root: String) -> Bool {
     return p == r || p.hasPrefix(r.hasSuffix("/") ? r : r + "/")
 }
 
-/// The bytes of a regular file, read through one descriptor opened without following a final
-/// symbolic link (`O_NOFOLLOW`): what is checked is what was read, whatever is renamed over the
-/// path meanwhile. Nil when it cannot be opened, is a link, or is not a regular file.
-public func readRegularFileNoFollow(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-    guard fd >= 0 else { return nil }
+/// Why a file could not be read as a regular file.
+public struct FileReadFailure: Error, Sendable {
+    public let reason: String
+}
+
+/// The bytes of a regular file, read through one descriptor: what is checked is what was read,
+/// whatever is renamed over the path meanwhile. `followLinks: false` opens with `O_NOFOLLOW`
+/// (a final symbolic link is refused). Directories, FIFOs, sockets and devices are refused
+/// before anything is read ("not a regular file (a directory)"): opened with `O_NONBLOCK`, a FIFO
+/// does not wait for a writer.
+public func readRegularFile(_ path: String, followLinks: Bool = true, limit: Int = 1 << 30) -> Result<[UInt8], FileReadFailure> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
+    guard fd >= 0 else {
+        if errno == ELOOP && !followLinks { return .failure(FileReadFailure(reason: "a symbolic link")) }
+        return .failure(FileReadFailure(reason: String(cString: strerror(errno))))
+    }
     defer { close(fd) }
     var st = stat()
-    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_size) <= limit else { return nil }
+    guard fstat(fd, &st) == 0 else { return .failure(FileReadFailure(reason: String(cString: strerror(errno)))) }
+    switch st.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: return .failure(FileReadFailure(reason: "not a regular file (a directory)"))
+    case S_IFIFO: return .failure(FileReadFailure(reason: "not a regular file (a FIFO)"))
+    case S_IFSOCK: return .failure(FileReadFailure(reason: "not a regular file (a socket)"))
+    case S_IFCHR, S_IFBLK: return .failure(FileReadFailure(reason: "not a regular file (a device)"))
+    default: return .failure(FileReadFailure(reason: "not a regular file"))
+    }
+    guard Int(st.st_size) <= limit else { return .failure(FileReadFailure(reason: "larger than \(limit >> 20) MiB")) }
     var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
+    bytes.reserveCapacity(Int(st.st_size))
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
         let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return nil }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return .failure(FileReadFailure(reason: String(cString: strerror(errno))))
+        }
         if n == 0 { break }
         bytes += chunk[0..<n]
-        if bytes.count > limit { return nil }
+        if bytes.count > limit { return .failure(FileReadFailure(reason: "larger than \(limit >> 20) MiB")) }
     }
-    return bytes
+    return .success(bytes)
+}
+
+/// ``readRegularFile(_:followLinks:limit:)`` without following a final link, nil on any failure.
+public func readRegularFileNoFollow(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
+    try? readRegularFile(path, followLinks: false, limit: limit).get()
 }
