@@ -175,6 +175,24 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(records.count, 3)
     }
 
+    /// Issue 21: 64 clients trickling a request one byte at a time hold no slot the page needs
+    /// (8 connections per address; a request must be complete within 5 s, whatever trickles),
+    /// and no other page may frame the preview (X-Frame-Options, CSP frame-ancestors).
+    func testSlowClientsCannotHoldThePageAndNoPageFramesIt() throws {
+        try startWatch([CLI.fixture("stream-10fps.y4m")], until: "the source ended")
+        let script = CLI.packageRoot.appendingPathComponent("Tests/scanluaTests/Servers/slow_clients.py").path
+        let out = try Process.outputAndStatus("/usr/bin/python3", [script, String(port), "64"])
+        XCTAssertEqual(out.status, 0, out.output)
+        let r = json(out.output.split(separator: "\n").last.map(String.init) ?? "")
+        XCTAssertEqual(r["status_code"] as? Int, 200, out.output)
+        XCTAssertLessThan(r["status_seconds"] as? Double ?? 99, 1.0, "/status answered within a second")
+        XCTAssertEqual(r["closed"] as? Bool, true, "the server ends a request that never completes")
+        XCTAssertLessThan(r["closed_after"] as? Double ?? 99, 7.0)
+        XCTAssertEqual(r["x_frame_options"] as? String, "DENY")
+        let csp = r["csp"] as? String ?? ""
+        XCTAssertTrue(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'self'") && csp.contains("script-src 'sha256-"), csp)
+    }
+
     func testABadOrBusyAddressIsAnError() throws {
         for value in ["nowhere", "0", "65536", "host:abc", "example.com:80"] {
             let bad = try CLI.run(["watch", "--serve", value, CLI.fixture("stream-10fps.y4m")])

@@ -1,7 +1,23 @@
+import ScanCore
+
 /// The preview page of `watch --serve`: one HTML document with its style and script inline (no
 /// external assets, so it works offline). Code texts are hostile input: the script puts them
 /// in the page with `textContent` only, never as HTML.
 enum PreviewPage {
+    /// The page's Content-Security-Policy: only its own inline style and script (by their
+    /// SHA-256), images and streams from this server, and no page may frame it (the torch switch
+    /// cannot be clicked through another page).
+    static let contentSecurityPolicy: String = {
+        func hash(between open: String, _ close: String) -> String {
+            guard let a = html.range(of: open), let b = html.range(of: close, range: a.upperBound..<html.endIndex) else { return "'none'" }
+            var out: [UInt8] = []
+            Base64.encode(SHA256.digest(Array(html[a.upperBound..<b.lowerBound].utf8)), to: &out)
+            return "'sha256-\(String(decoding: out, as: UTF8.self))'"
+        }
+        return "default-src 'self'; script-src \(hash(between: "<script>", "</script>")); style-src \(hash(between: "<style>", "</style>")); "
+            + "img-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    }()
+
     static let html = #"""
     <!DOCTYPE html>
     <html lang="en">

@@ -62,7 +62,9 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
         url = "http://\(HTTPServer.describe(address))/"
         let loopback = url.hasPrefix("http://127.") || url.hasPrefix("http://[::1]")
         allowedHosts = loopback ? ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)", HTTPServer.describe(address)] : nil
-        do { server = try HTTPServer(address: address) { [unowned self] in self.reply(to: $0) } } catch {
+        let headers = [("X-Frame-Options", "DENY"), ("Content-Security-Policy", PreviewPage.contentSecurityPolicy),
+                       ("X-Content-Type-Options", "nosniff")]
+        do { server = try HTTPServer(address: address, headers: headers) { [unowned self] in self.reply(to: $0) } } catch {
             throw StartError(description: "--serve: \(error)")
         }
     }

@@ -23,35 +23,106 @@ final class HTTPServer: @unchecked Sendable {
 
     private var daemon: OpaquePointer?
     private let handler: (Request) -> Reply
+    /// Headers every response carries (the page's framing and content policy).
+    private let headers: [(String, String)]
+
+    /// At most this many connections at once, and this many from one address.
+    static let connectionLimit = 64, perAddressLimit = 8
+    /// A request must be complete this long after its connection opened (or its previous reply
+    /// ended): libmicrohttpd's idle timeout restarts at every byte, so a client trickling one
+    /// byte every few seconds would otherwise hold its thread for ever.
+    static let requestDeadline: TimeInterval = 5
+
+    /// Connections by socket: when the wait for their request began, nil while a request is served.
+    private let connectionsLock = NSLock()
+    private var waiting: [Int32: Date?] = [:]
+    private var watchdog: Thread?
+    private var watching = true
 
     /// Listens on `address` (an IPv4 or IPv6 socket address) until ``stop()``.
-    init(address: sockaddr_storage, handler: @escaping (Request) -> Reply) throws(StartError) {
+    init(address: sockaddr_storage, headers: [(String, String)] = [], handler: @escaping (Request) -> Reply) throws(StartError) {
         self.handler = handler
+        self.headers = headers
         var address = address
         let v6 = Int32(address.ss_family) == AF_INET6
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue)
             | (v6 ? UInt32(MHD_USE_IPv6.rawValue) : 0)
         let me = Unmanaged.passUnretained(self).toOpaque()
+        let notify = unsafeBitCast(HTTPServer.notifyConnection, to: UnsafeRawPointer.self)
+        let completed = unsafeBitCast(HTTPServer.requestCompleted, to: UnsafeRawPointer.self)
         daemon = withUnsafeMutablePointer(to: &address) { sa in
             // The port in `address` wins over the port argument; MHD_OPTION_END ends the pairs.
-            // A client that sends nothing for 15 s is dropped (streams write every second or two),
-            // and at most 64 connections are served at once, so slow clients cannot hold every thread.
-            withVaList([Int32(MHD_OPTION.SOCK_ADDR.rawValue), sa,
-                        Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(15),
-                        Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(64),
-                        Int32(MHD_OPTION.END.rawValue)]) { list in
+            // A client that sends nothing for 15 s is dropped (streams write every second or two);
+            // at most 64 connections at once and 8 from one address, so slow clients cannot hold
+            // every thread; the watchdog ends requests not complete within 5 s.
+            let options: [CVarArg] = [
+                Int32(MHD_OPTION.SOCK_ADDR.rawValue), sa,
+                Int32(MHD_OPTION.CONNECTION_TIMEOUT.rawValue), UInt32(15),
+                Int32(MHD_OPTION.CONNECTION_LIMIT.rawValue), UInt32(Self.connectionLimit),
+                Int32(MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue), UInt32(Self.perAddressLimit),
+                Int32(MHD_OPTION.NOTIFY_CONNECTION.rawValue), OpaquePointer(notify), OpaquePointer(me),
+                Int32(MHD_OPTION.NOTIFY_COMPLETED.rawValue), OpaquePointer(completed), OpaquePointer(me),
+                Int32(MHD_OPTION.END.rawValue),
+            ]
+            return withVaList(options) { list in
                 MHD_start_daemon_va(flags, 0, nil, nil, HTTPServer.access, me, list)
             }
         }
         guard daemon != nil else {
             throw StartError(description: "cannot listen on \(Self.describe(address)): \(String(cString: strerror(errno)))")
         }
+        let thread = Thread { [unowned self] in watch() }
+        watchdog = thread
+        thread.start()
     }
 
     /// Stops listening and waits for every connection's thread (streamed replies must end first).
     func stop() {
+        connectionsLock.lock()
+        watching = false
+        connectionsLock.unlock()
         if let d = daemon { MHD_stop_daemon(d) }
         daemon = nil
+    }
+
+    /// Every quarter second: a connection still without a complete request past the deadline is
+    /// shut down (its thread then sees the end of the stream and closes it; the descriptor stays
+    /// libmicrohttpd's to close). The corresponding C function is `shutdown`.
+    private func watch() {
+        while true {
+            Thread.sleep(forTimeInterval: 0.25)
+            connectionsLock.lock()
+            guard watching else { connectionsLock.unlock(); return }
+            let now = Date()
+            for (fd, since) in waiting {
+                if let since, now.timeIntervalSince(since) > Self.requestDeadline {
+                    shutdown(fd, Int32(SHUT_RDWR))
+                    waiting[fd] = .some(nil)
+                }
+            }
+            connectionsLock.unlock()
+        }
+    }
+
+    private func setWaiting(_ connection: OpaquePointer?, since: Date?, remove: Bool = false) {
+        guard let connection else { return }
+        let fd = scanlua_connection_fd(connection)
+        guard fd >= 0 else { return }
+        connectionsLock.lock()
+        if remove { waiting[fd] = nil } else { waiting[fd] = .some(since) }
+        connectionsLock.unlock()
+    }
+
+    private static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls else { return }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        server.setWaiting(connection, since: Date(), remove: code.rawValue != 0 /* MHD_CONNECTION_NOTIFY_STARTED */)
+    }
+
+    private static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, _, _ in
+        guard let cls else { return }
+        // Keep-alive: the next request on this connection has its own deadline.
+        Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().setWaiting(connection, since: Date())
     }
 
     deinit { stop() }
@@ -102,6 +173,7 @@ final class HTTPServer: @unchecked Sendable {
     private static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, _, uploadSize, _ in
         guard let cls, let connection else { return .NO }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        server.setWaiting(connection, since: nil)  // the request is complete: no deadline while it is served
         let conn = UncheckedConnection(connection)
         let request = Request(
             method: method.map { String(cString: $0) } ?? "GET",
@@ -129,6 +201,7 @@ final class HTTPServer: @unchecked Sendable {
         }
         guard let response else { return .NO }
         MHD_add_response_header(response, "Cache-Control", "no-store")
+        for (name, value) in server.headers { MHD_add_response_header(response, name, value) }
         defer { MHD_destroy_response(response) }
         return MHD_queue_response(connection, UInt32(status), response)
     }
