@@ -36,13 +36,13 @@ final class HostileLoaderTests: XCTestCase {
         let error = imageError { () throws(ImageError) in
             try ImageLoader().decode(Data("P5 1000000000000 1000000000000 255\n".utf8), name: "huge.pgm")
         }
-        XCTAssertEqual(error, .tooLarge(path: "huge.pgm", width: 1_000_000_000_000, height: 1_000_000_000_000, limit: 100_000_000))
+        XCTAssertEqual(error, .tooLarge(path: "huge.pgm", width: 1_000_000_000_000, height: 1_000_000_000_000, limit: 50_000_000))
         XCTAssertEqual(error?.description,
                        "huge.pgm: image is 1000000000000x1000000000000 = more than 9223372036854775807 pixels, "
-                       + "over the limit of 100000000 (see --max-pixels)")
+                       + "over the limit of 50000000 (see --max-pixels)")
         // A product that fits is named in full, as for PNG and JPEG.
         let wide = imageError { () throws(ImageError) in try ImageLoader().decode(Data("P5 200000 200000 255\n".utf8), name: "w.pgm") }
-        XCTAssertEqual(wide?.reason, "image is 200000x200000 = 40000000000 pixels, over the limit of 100000000 (see --max-pixels)")
+        XCTAssertEqual(wide?.reason, "image is 200000x200000 = 40000000000 pixels, over the limit of 50000000 (see --max-pixels)")
         // The loader's --max-pixels is the limit, whatever the format.
         let small = imageError { () throws(ImageError) in try ImageLoader(maxPixels: 5).decode(Data("P5 3 2 255\n\0\0\0\0\0\0".utf8), name: "s.pgm") }
         XCTAssertEqual(small, .tooLarge(path: "s.pgm", width: 3, height: 2, limit: 5))

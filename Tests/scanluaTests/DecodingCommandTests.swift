@@ -386,7 +386,7 @@ final class DecodingCommandTests: XCTestCase {
         let expected: [(file: String, error: String?)] = [
             ("truncated.jpg", "corrupt JPEG: premature end of JPEG data (file truncated)"),
             ("truncated.png", "corrupt PNG: read beyond end of data"),
-            ("huge-header.png", "image is 200000x200000 = 40000000000 pixels, over the limit of 100000000 (see --max-pixels)"),
+            ("huge-header.png", "image is 200000x200000 = 40000000000 pixels, over the limit of 50000000 (see --max-pixels)"),
             ("text-named.jpg", "not an image: no JPEG, PNG or PNM signature"),
             ("blank.png", nil),
             ("gif-unsupported.gif", "unsupported image format GIF (scanlua reads JPEG, PNG and PGM/PPM)"),

@@ -64,7 +64,7 @@ final class HostileInputCommandTests: XCTestCase {
         let records = r.records
         XCTAssertEqual(records.map { $0["source"] as? String ?? "?" }, [huge, truncated, empty, over, good, wide])
         XCTAssertEqual(records.map { $0["error"] as? String ?? "-" }, [
-            "image is 1000000000000x1000000000000 = more than 9223372036854775807 pixels, over the limit of 100000000 (see --max-pixels)",
+            "image is 1000000000000x1000000000000 = more than 9223372036854775807 pixels, over the limit of 50000000 (see --max-pixels)",
             "corrupt PNM: truncated raster: 0 of 300000000 bytes",
             "empty file",
             "corrupt PNM: sample 200 at pixel (1, 0) is over maxval 100",
@@ -119,5 +119,37 @@ final class HostileInputCommandTests: XCTestCase {
         XCTAssertEqual(records[2]["source"] as? String, stream)
         XCTAssertEqual(records[2]["frame"] as? Int, 2)
         XCTAssertEqual(records[2]["text"] as? String, "https://example.com/scanlua")
+    }
+
+    /// Issue 21: decompression bombs within the defaults. Small crafted PNGs (60 KB each) of 49
+    /// megapixels decode one after the other (the decoding threads share a pixel budget): the scan
+    /// stays under 300 MB; one of 100 megapixels is refused from its header, naming the limit and
+    /// the flag, before anything is allocated.
+    func testCraftedLargeImagesStayUnderTheMemoryPeak() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-bombs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = """
+            import struct, sys, zlib
+            def png(path, w, h):
+                raw = zlib.compress((b"\\x00" + b"\\xff" * w) * h, 9)
+                def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+                open(path, "wb").write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                                       + chunk(b"IDAT", raw) + chunk(b"IEND", b""))
+            png(sys.argv[1] + "/a.png", 7000, 7000)
+            png(sys.argv[1] + "/b.png", 7000, 7000)
+            png(sys.argv[1] + "/huge.png", 10000, 10000)
+            """
+        XCTAssertEqual(try Process.outputAndStatus("/usr/bin/python3", ["-c", script, dir.path]).status, 0)
+        let a = dir.appendingPathComponent("a.png").path, b = dir.appendingPathComponent("b.png").path
+        let timed = try Process.outputAndStatus("/usr/bin/time", ["-f", "peak %M", CLI.binary.path, "scan", "--no-default-scripts", a, b])
+        let peak = timed.output.split(separator: "\n").last { $0.hasPrefix("peak ") }.flatMap { Int($0.dropFirst(5)) } ?? Int.max
+        if ProcessInfo.processInfo.environment["SCANLUA_ASAN"] == nil {
+            XCTAssertLessThan(peak, 300 << 10, "peak RSS \(peak) KiB: \(timed.output)")
+        }
+        let huge = try CLI.run(["scan", "--no-default-scripts", dir.appendingPathComponent("huge.png").path])
+        XCTAssertEqual(huge.status, 1)
+        XCTAssertEqual(huge.records.first?["error"] as? String,
+                       "image is 10000x10000 = 100000000 pixels, over the limit of 50000000 (see --max-pixels)", huge.stdout)
     }
 }

@@ -48,7 +48,7 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(records[1]["text"] as? String, "https://example.com/scanlua")
         XCTAssertEqual(records[2]["error"] as? String, "not an image: no JPEG, PNG or PNM signature")
         XCTAssertEqual(records[3]["error"] as? String,
-                       "image is 200000x200000 = 40000000000 pixels, over the limit of 100000000 (see --max-pixels)")
+                       "image is 200000x200000 = 40000000000 pixels, over the limit of 50000000 (see --max-pixels)")
         XCTAssertEqual(records[4]["source"] as? String, "/nonexistent.png")
         XCTAssertEqual(records[4]["error"] as? String, "cannot read file: No such file or directory")
         XCTAssertEqual(records[5]["error"] as? String, "unsupported image format GIF (scanlua reads JPEG, PNG and PGM/PPM)")

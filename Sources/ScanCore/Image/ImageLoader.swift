@@ -5,7 +5,7 @@ public struct ImageLoader: Sendable {
     /// Images with more pixels than this are refused from their header, before allocation.
     public var maxPixels: Int
 
-    public static let defaultMaxPixels = 100_000_000
+    public static let defaultMaxPixels = 50_000_000
 
     public init(maxPixels: Int = ImageLoader.defaultMaxPixels) {
         self.maxPixels = maxPixels

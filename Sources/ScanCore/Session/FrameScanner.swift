@@ -194,7 +194,16 @@ public final class FrameScanner: @unchecked Sendable {
 
     /// Loads the item if it is a file, and runs the worker decoders: on a large frame first at a
     /// reduced size (the scale pyramid), at full size only if that found nothing.
+    /// Pixels the decoding threads may hold at once (their images and the decoders' copies of
+    /// them): a crafted file's megapixels cost memory whatever its size on disk, so two large
+    /// images decode one after the other. With the default `--max-pixels` (50 MP) a scan stays
+    /// under about 300 MB whatever the number of threads.
+    public static let sharedPixels = 64_000_000
+    private let budget = PixelBudget(capacity: FrameScanner.sharedPixels)
+
     private func decode(_ item: SourceItem, with decoders: [FrameDecoder], retries: StillRetries?, arrival: DispatchTime) -> DecodedFrame {
+        var held = 0
+        defer { budget.release(held) }
         var info: FrameInfo
         var full: GrayImage?
         var data: Data?
@@ -215,6 +224,11 @@ public final class FrameScanner: @unchecked Sendable {
                 case .data(let d, _): data = d
                 case .stdin: data = FileHandle.standardInput.readDataToEndOfFile()
                 case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
+                }
+                // Its size from the header, before anything is decoded (over --max-pixels: the
+                // loader refuses it below, holding nothing).
+                if let data, let size = ImageHeader.size(data), size.width * size.height <= loader.maxPixels {
+                    held = budget.acquire(size.width * size.height)
                 }
             }
             // The small pass: a JPEG file is decoded small from its DCT coefficients.
@@ -364,4 +378,35 @@ private final class SymbolSlots: @unchecked Sendable {
         lock.unlock()
     }
     var all: [Symbol] { slots.flatMap { $0 } }
+}
+
+/// A count of pixels shared by the decoding threads: `acquire` waits until its amount is free
+/// (an amount over the whole capacity takes all of it).
+final class PixelBudget: @unchecked Sendable {
+    private let capacity: Int
+    private var free: Int
+    private let condition = NSCondition()
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        free = capacity
+    }
+
+    /// Waits for `pixels` (at most the capacity) and returns what it took.
+    func acquire(_ pixels: Int) -> Int {
+        let n = min(max(pixels, 0), capacity)
+        condition.lock()
+        while free < n { condition.wait() }
+        free -= n
+        condition.unlock()
+        return n
+    }
+
+    func release(_ n: Int) {
+        guard n > 0 else { return }
+        condition.lock()
+        free += n
+        condition.broadcast()
+        condition.unlock()
+    }
 }

@@ -77,7 +77,7 @@ final class ImageLoaderTests: XCTestCase {
                             0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
             + [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00]
         XCTAssertThrowsError(try ImageLoader().decode(Data(sof), name: "big.jpg")) { error in
-            XCTAssertEqual(error as? ImageError, .tooLarge(path: "big.jpg", width: 20000, height: 20000, limit: 100_000_000))
+            XCTAssertEqual(error as? ImageError, .tooLarge(path: "big.jpg", width: 20000, height: 20000, limit: 50_000_000))
         }
     }
 
@@ -91,7 +91,7 @@ final class ImageLoaderTests: XCTestCase {
     func testHugeHeaderIsRefusedBeforeAllocation() {
         let path = Fixture.path("huge-header.png")
         XCTAssertThrowsError(try ImageLoader().load(path: path)) { error in
-            XCTAssertEqual(error as? ImageError, .tooLarge(path: path, width: 200000, height: 200000, limit: 100_000_000))
+            XCTAssertEqual(error as? ImageError, .tooLarge(path: path, width: 200000, height: 200000, limit: 50_000_000))
         }
     }
 
