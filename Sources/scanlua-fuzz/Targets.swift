@@ -31,7 +31,7 @@ enum FuzzTarget: String, CaseIterable {
             let found = Decoders.shared.zxing.decode(image) + Decoders.shared.zbar.decode(image)
             let (_, read) = Decoders.shared.retries.check(image, k: 1, found: found, region: nil)
             let all = StillRetries.Open(dark: true, nothingRead: true, failedQR: true)
-            _ = Symbol.merged(found + read + Decoders.shared.retries.retry(image, open: all, region: nil))
+            _ = Symbol.merged(found + read + Decoders.shared.retries.retry(image, open: all, region: nil).0)
         case .y4m:
             withStream(bytes) { handle in
                 guard let source = try? Y4MSource(handle: handle, name: "fuzz.y4m") else { return }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Retries for a still image the decoders left open: zxing-cpp again on the image brightened
 /// (gamma 0.5) and locally equalised (CLAHE). Measured on BoofCV's phone photos, most codes the
 /// first read misses are in dark frames (median 4-19 grey levels: the code spans 20-30 levels,
@@ -61,24 +63,27 @@ public final class StillRetries {
         return (open, read)
     }
 
-    /// The passes for what is `open`, on the full-size `image`: the symbols they read.
-    public func retry(_ image: GrayImage, open: Open, region: Region?) -> [Symbol] {
-        guard open.any else { return [] }
+    /// The passes for what is `open`, on the full-size `image`: the symbols they read, and
+    /// whether `deadline` (the image's time budget) cut some passes.
+    public func retry(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime? = nil) -> ([Symbol], skipped: Bool) {
+        guard open.any else { return ([], false) }
         let large = image.width * image.height > Self.largePixels
         let decoder = large || !open.nothingRead ? (qr ?? every) : every
-        guard decoder.readsSomething else { return [] }
-        func read(_ picture: GrayImage, scale: Double = 1) -> [Symbol] {
-            picture.decode(inside: region.map { scale == 1 ? $0 : $0.scaled(by: scale) }, decoder.decode)
+        guard decoder.readsSomething else { return ([], false) }
+        func read(_ picture: @autoclosure () -> GrayImage, scale: Double = 1) -> [Symbol]? {
+            if let deadline, DispatchTime.now() >= deadline { return nil }
+            return picture().decode(inside: region.map { scale == 1 ? $0 : $0.scaled(by: scale) }, decoder.decode)
                 .map { scale == 1 ? $0 : $0.scaled(down: scale) }
         }
-        var symbols = read(image.mapped(Self.brighten))
+        var passes: [[Symbol]?] = [read(image.mapped(Self.brighten))]
         if open.nothingRead || open.failedQR {
             let enlarge = image.width * image.height <= 1_000_000 ? 1.5 : 1.25
-            symbols += read(image.equalizedLocally(clip: 2).resized(by: enlarge), scale: enlarge)
-            symbols += read(image.equalizedLocally(clip: 4))
-            symbols += read(image.mapped(Self.darken))
+            passes.append(read(image.equalizedLocally(clip: 2).resized(by: enlarge), scale: enlarge))
+            passes.append(read(image.equalizedLocally(clip: 4)))
+            passes.append(read(image.mapped(Self.darken)))
         }
-        return symbols.map { $0.clamped(width: image.width, height: image.height) }
+        let symbols = passes.compactMap { $0 }.flatMap { $0 }
+        return (symbols.map { $0.clamped(width: image.width, height: image.height) }, passes.contains { $0 == nil })
     }
 }
 

@@ -15,6 +15,8 @@ public struct SessionSettings {
     public var decoders: Set<String>
     /// How hard zxing-cpp tries (`--effort`).
     public var effort: Effort
+    /// Seconds per image file for the passes after the first (`--time-budget`; nil: no limit).
+    public var timeBudget: TimeInterval? = 2
     /// Where `http` and `mqtt` actions may connect (`network`: host[:port] patterns, comma-separated).
     public var network: String?
 
@@ -65,6 +67,8 @@ public struct SessionSettings {
             s.decoders = Set(names)
         }
         s.effort = o.string("effort").flatMap(Effort.init(rawValue:)) ?? .balanced
+        let budget = o.double("time_budget") ?? [Effort.fast: 1, .balanced: 2, .thorough: 10][s.effort]!
+        s.timeBudget = budget > 0 ? budget : nil
         s.network = o.string("network")
         return s
     }

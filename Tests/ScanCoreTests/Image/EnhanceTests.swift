@@ -59,9 +59,9 @@ final class EnhanceTests: XCTestCase {
         let (open, read) = retries.check(image, k: 1, found: [], region: nil)
         XCTAssertEqual(open, StillRetries.Open(dark: true, nothingRead: true, failedQR: false))
         XCTAssertTrue(read.isEmpty)
-        let found = Symbol.merged(retries.retry(image, open: open, region: nil))
+        let found = Symbol.merged(retries.retry(image, open: open, region: nil).0)
         XCTAssertEqual(found.map(\.text), ["scanlua dark photo"])
         XCTAssertEqual(found.first?.bbox.width ?? 0, 200, accuracy: 16, "in the image's own coordinates (25 modules of 8 pixels)")
-        XCTAssertTrue(retries.retry(image, open: StillRetries.Open(), region: nil).isEmpty, "nothing open: no pass")
+        XCTAssertTrue(retries.retry(image, open: StillRetries.Open(), region: nil).0.isEmpty, "nothing open: no pass")
     }
 }

@@ -1,0 +1,275 @@
+import Dispatch
+import Foundation
+
+/// The plan for one frame: what each of one worker thread's decoders reads, at which scale, and
+/// what is tried again where something is left open. ``FrameScanner`` keeps only the threads
+/// and the order; a plan runs without them (its unit tests call ``decode(_:arrival:)``).
+///
+/// For an image file (one chance per photo):
+/// 1. A large image is decoded small first (the scale pyramid: a JPEG straight from its DCT
+///    coefficients at 1/2, 1/4 or 1/8). The small pass's reading is kept as the answer only when
+///    it found codes that are neither too fine there (QR modules under 2.5 pixels) nor small in
+///    the image (covering under a fifth of it): otherwise the full-size pass runs too, so a small
+///    code found does not end the search for the others.
+/// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
+///    or only EAN/UPC codes.
+/// 3. ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum.
+/// 4. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read, skipping the
+///    regions of codes already read.
+/// A video frame gets 1 and 2 in the fallback order: the next frame has another chance.
+///
+/// **The time budget** (`--time-budget`, per image): checked between passes; once it is spent,
+/// the passes left are skipped and the record says which in its `warnings`. One decoder call
+/// is not interrupted, so an image costs at most the budget and one pass.
+public final class DecodePlan {
+    /// This worker's decoder instances, in the list's order.
+    private let workers: [FrameDecoder]
+    private let list: DecoderList
+    private let retries: StillRetries?
+    private let loader: ImageLoader
+    private let region: Region?
+    private let pyramid: Pyramid
+    private let stillOrder: StillOrder
+    private let keepImages: Bool
+    private let keepFrames: Bool
+    private let timeBudget: TimeInterval?
+    /// The pixels shared by every worker's plan.
+    private let pixels: PixelBudget
+
+    /// A still image whose small pass found codes covering less than this fraction of it is read
+    /// at full size too: a photo of many small codes (a tray of DataMatrix labels, a shipping
+    /// label) holds more that the small pass could not resolve. A video frame keeps the small
+    /// pass's reading (the next frame has another chance).
+    public static let smallCodesBelow = 0.2
+
+    /// - Parameters: `list`: the session's decoders (this plan makes its own instances of the
+    ///   worker decoders); `pixels`: the budget shared by every worker; `timeBudget`: seconds per
+    ///   image (nil: none).
+    public init(list: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil, pyramid: Pyramid = Pyramid(effort: .balanced),
+                stillOrder: StillOrder = .together, keepFrames: Bool = false, timeBudget: TimeInterval? = nil,
+                pixels: PixelBudget = PixelBudget(capacity: PixelBudget.shared)) {
+        self.list = list
+        workers = list.makeWorkerDecoders()
+        retries = list.retries?()
+        self.loader = loader
+        self.region = region
+        // A region in pixels is in full-frame terms: no reduced pass then.
+        self.pyramid = region.map { $0.isFraction } ?? true ? pyramid : Pyramid(effort: .thorough)
+        self.stillOrder = stillOrder
+        keepImages = !list.sessionDecoders.isEmpty
+        self.keepFrames = keepFrames
+        self.timeBudget = timeBudget
+        self.pixels = pixels
+    }
+
+    /// Loads the item if it is a file and reads it as the plan says. `arrival`: when the source
+    /// handed it over.
+    public func decode(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
+        var held = 0
+        defer { pixels.release(held) }
+        let clock = Clock(budget: timeBudget)
+        var info: FrameInfo
+        var full: GrayImage?
+        var data: Data?
+        var symbols: [Symbol] = []
+        var order = StillOrder.fallback
+        var still = false
+        do throws(ImageError) {
+            switch item {
+            case .frame(let f):
+                info = f.info
+                full = f.image
+            case .file(let input):
+                info = FrameInfo(source: input.name)
+                still = true
+                order = stillOrder
+                switch input {
+                case .file(let path): data = try loader.read(path: path)
+                case .data(let d, _): data = d
+                case .stdin: data = FileHandle.standardInput.readDataToEndOfFile()
+                case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
+                }
+                // Its size from the header, before anything is decoded (over --max-pixels: the
+                // loader refuses it below, holding nothing).
+                if let data, let size = ImageHeader.size(data), size.width * size.height <= loader.maxPixels {
+                    held = pixels.acquire(size.width * size.height)
+                }
+            }
+            // The small pass: a JPEG file is decoded small from its DCT coefficients.
+            var small: (image: GrayImage, k: Int)?
+            if let data, ImageFormat.sniff(data) == .jpeg, let k = jpegReduction(data) {
+                let image = try loader.decode(data, name: info.source, reduction: k)
+                small = (image, k)
+                info.warnings = image.warnings
+                info.width = image.width * k
+                info.height = image.height * k
+            } else {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full { info.warnings = image.warnings; info.width = image.width; info.height = image.height }
+                if let image = full, let k = pyramid.reduction(width: image.width, height: image.height) {
+                    small = (image.reduced(by: k), k)
+                }
+            }
+            var trustSmall = false
+            if let small {
+                symbols = run(on: small.image, info: info, order: order).map { $0.scaled(by: small.k) }
+                trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
+                    && !(still && Self.coveredFraction(symbols, width: info.width, height: info.height) < Self.smallCodesBelow)
+            }
+            if !trustSmall || keepImages, clock.allows("the full-size pass", &info) {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full {
+                    info.width = image.width
+                    info.height = image.height
+                    if info.warnings.isEmpty { info.warnings = image.warnings }
+                    // Nothing found small, or codes so fine there that smaller ones may have been missed.
+                    if !trustSmall {
+                        symbols = Symbol.merged(run(on: image, info: info, order: order, afterSmallPass: small != nil) + symbols)
+                    }
+                }
+            }
+            // A still image gets one more chance where something is left open (a dark photo,
+            // nothing read, a QR code found but not decoded): see StillRetries.
+            if still, let retries, let (image, k) = full.map({ ($0, 1) }) ?? small, clock.allows("the retries", &info) {
+                let (open, read) = retries.check(image, k: k, found: symbols, region: region)
+                if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
+                if open.any {
+                    if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                    if let image = full {
+                        let (read, skipped) = retries.retry(image, open: open, region: region, deadline: clock.deadline)
+                        symbols = Symbol.merged(symbols + read)
+                        if skipped { clock.ranOut("some retries", &info) }
+                    }
+                }
+            }
+            // Blurred product codes the binarizing readers lost: the gray-level reader, where no
+            // EAN/UPC code was read.
+            if still, let gray = list.grayLinear, clock.allows("the gray-level reader", &info), !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }) {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full {
+                    let read = symbols.map(\.bbox)
+                    symbols = Symbol.merged(symbols + image.decode(inside: region) { part in
+                        gray.decode(part, skipping: region == nil ? read : [], deadline: clock.deadline ?? .distantFuture)
+                    })
+                }
+            }
+        } catch {
+            return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
+        }
+        // A region that misses the frame entirely is a mistake to name, not an empty frame.
+        if let region, info.width > 0, info.height > 0, region.box(inWidth: info.width, height: info.height) == nil {
+            return DecodedFrame(info: FrameInfo(source: info.source, index: info.index),
+                                outcome: .failure(.regionOutside(path: info.source, region: region.text, width: info.width, height: info.height)),
+                                image: nil, arrival: arrival)
+        }
+        // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
+        // stay inside the frame.
+        let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
+        // Frame observers get a still's bytes (a copy in color and in its format) and a video frame's pixels.
+        var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || (keepFrames && !still) ? full : nil,
+                                   arrival: arrival)
+        decoded.still = still
+        if keepFrames && still { decoded.bytes = data }
+        return decoded
+    }
+
+
+    /// The fraction of a `width` x `height` frame the symbols' boxes cover (overlaps counted twice).
+    public static func coveredFraction(_ symbols: [Symbol], width: Int, height: Int) -> Double {
+        guard width > 0, height > 0 else { return 1 }
+        return Double(symbols.reduce(0) { $0 + $1.bbox.width * $1.bbox.height }) / Double(width * height)
+    }
+
+    /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and
+    /// QR version): then smaller codes in the frame may have been too fine to read at that scale.
+    public static func hasTinyModules(_ symbols: [Symbol], k: Int) -> Bool {
+        symbols.contains { s in
+            guard s.symbology.rawValue == "qrcode", let v = s.version.flatMap(Int.init), v >= 1 else { return false }
+            let modules = Double(17 + 4 * v)
+            return Double(max(s.bbox.width, s.bbox.height)) / Double(k) / modules < 2.5
+        }
+    }
+
+    /// The JPEG's reduction for its small pass, from its header (nil: small enough already).
+    private func jpegReduction(_ data: Data) -> Int? {
+        guard let (w, h) = JPEGHeader.size(data) else { return nil }
+        return pyramid.reduction(width: w, height: h)
+    }
+
+    /// The decoders on one image: the main ones side by side on their own threads (a large
+    /// photo's work spread over the cores), then the fallback ones if those found nothing (or,
+    /// in the `recheck` order, only codes of ``DecoderList/recheck``). Each decoder instance is
+    /// still used by one thread at a time.
+    /// `afterSmallPass`: the frame was decoded small first, so the small-pass-only decoders sit this one out.
+    private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool = false) -> [Symbol] {
+        let all = workers
+        let used = all.indices.filter { !(afterSmallPass && list.smallPassOnly[$0]) }
+        if order == .together { return runTogether(used.map { all[$0] }, on: image, info: info) }
+        let main = used.filter { !list.fallback[$0] }.map { all[$0] }
+        let symbols = runTogether(main, on: image, info: info)
+        let recheck = order == .recheck && !symbols.isEmpty && symbols.allSatisfy { list.recheck.contains($0.symbology.rawValue) }
+        guard symbols.isEmpty || recheck, main.count < used.count else { return symbols }
+        return Symbol.merged(symbols + runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info))
+    }
+
+    private func runTogether(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
+        // One decoder may read a code twice too (an EAN's rows above its add-on): merged as well.
+        guard decoders.count > 1 else { return Symbol.merged(decoders.first?.decode(image, region: region, info: info) ?? []) }
+        let results = SymbolSlots(count: decoders.count)
+        let region = self.region
+        let shared = UncheckedDecoders(decoders)
+        DispatchQueue.concurrentPerform(iterations: decoders.count) { i in
+            results.set(i, shared.decoders[i].decode(image, region: region, info: info))
+        }
+        return Symbol.merged(results.all)
+    }
+}
+
+/// One image's time budget: passes ask it before they start; the record says what was skipped.
+private final class Clock {
+    let deadline: DispatchTime?
+    let budget: TimeInterval?
+    private var said = false
+    init(budget: TimeInterval?) {
+        self.budget = budget
+        deadline = budget.map { DispatchTime.now() + $0 }
+    }
+
+    /// Whether `stage` may start; when the budget is spent, says so once in `info.warnings`.
+    func allows(_ stage: String, _ info: inout FrameInfo) -> Bool {
+        guard let deadline, DispatchTime.now() >= deadline else { return true }
+        ranOut(stage, &info)
+        return false
+    }
+
+    func ranOut(_ stage: String, _ info: inout FrameInfo) {
+        guard !said, let budget else { return }
+        said = true
+        info.warnings.append("time budget of \(budget.formatted()) s per image spent: \(stage) and what follows skipped (--time-budget)")
+    }
+}
+
+extension TimeInterval {
+    /// 2, 0.5: no trailing zeros.
+    fileprivate func formatted() -> String { self == rounded() ? String(Int(self)) : String(self) }
+}
+
+/// A worker's decoders handed to the threads of one image: each index goes to one thread only.
+private struct UncheckedDecoders: @unchecked Sendable {
+    let decoders: [FrameDecoder]
+    init(_ decoders: [FrameDecoder]) { self.decoders = decoders }
+}
+
+/// Write-once slots for the decoders of one image, filled concurrently, read after all finished.
+private final class SymbolSlots: @unchecked Sendable {
+    private var slots: [[Symbol]]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: [], count: count) }
+    func set(_ i: Int, _ symbols: [Symbol]) {
+        lock.lock()
+        slots[i] = symbols
+        lock.unlock()
+    }
+    var all: [Symbol] { slots.flatMap { $0 } }
+}
+

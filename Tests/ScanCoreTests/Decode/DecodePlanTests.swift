@@ -1,0 +1,83 @@
+import Dispatch
+import Foundation
+import ScanCore
+import XCTest
+
+/// Issue 20, item 1: the decode plan of one image, without threads.
+final class DecodePlanTests: XCTestCase {
+    /// A decoder that reads one fixed code wherever the image is at least `minWidth` wide (a
+    /// small code only the full-size pass resolves), and counts its calls by image width.
+    final class SizedDecoder: FrameDecoder, @unchecked Sendable {
+        let text: String, minWidth: Int
+        var widths: [Int] = []
+        init(_ text: String, minWidth: Int) { self.text = text; self.minWidth = minWidth }
+        func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+            widths.append(image.width)
+            guard image.width >= minWidth else { return [] }
+            return [Symbol(symbology: Symbology(rawValue: "datamatrix"), bytes: Array(text.utf8),
+                           points: [Point(x: 10, y: 10), Point(x: 40, y: 10), Point(x: 40, y: 40), Point(x: 10, y: 40)])]
+        }
+    }
+
+    /// A 3000x2000 frame file: over the pyramid's 2.5 MP, so it is decoded small first.
+    func file() -> SourceItem {
+        var pixels = [UInt8](repeating: 255, count: 3000 * 2000)
+        for i in stride(from: 0, to: pixels.count, by: 7) { pixels[i] = 0 }
+        let pgm = Data("P5 3000 2000 255\n".utf8) + Data(pixels)
+        return .file(.data(pgm, name: "tray.pgm"))
+    }
+
+    func plan(_ decoders: [SizedDecoder], budget: TimeInterval? = nil) -> DecodePlan {
+        var list = DecoderList()
+        for d in decoders { list.addWorker { d } }
+        return DecodePlan(list: list, stillOrder: .together, timeBudget: budget)
+    }
+
+    /// A small code found in the small pass does not end the search: a code that only the full
+    /// size resolves is read too.
+    func testASmallCodeFoundSmallDoesNotStopTheSearch() throws {
+        let big = SizedDecoder("big", minWidth: 0), small = SizedDecoder("small", minWidth: 2000)
+        let frame = plan([big, small]).decode(file(), arrival: .now())
+        let texts = try frame.outcome.get().map(\.text).sorted()
+        XCTAssertEqual(texts, ["big", "small"])
+        XCTAssertEqual(big.widths, [750, 3000], "the small pass (1/4), then full size")
+    }
+
+    /// A code that fills much of the image, found small, is the answer: no full-size pass.
+    func testALargeCodeFoundSmallIsTheAnswer() throws {
+        final class Filling: FrameDecoder, @unchecked Sendable {
+            var widths: [Int] = []
+            func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+                widths.append(image.width)
+                let w = image.width, h = image.height
+                return [Symbol(symbology: Symbology(rawValue: "qrcode"), bytes: Array("whole".utf8),
+                               points: [Point(x: 0, y: 0), Point(x: w - 1, y: 0), Point(x: w - 1, y: h - 1), Point(x: 0, y: h - 1)])]
+            }
+        }
+        let d = Filling()
+        var list = DecoderList()
+        list.addWorker { d }
+        let frame = DecodePlan(list: list, stillOrder: .together).decode(file(), arrival: .now())
+        XCTAssertEqual(try frame.outcome.get().map(\.text), ["whole"])
+        XCTAssertEqual(d.widths, [750], "the small pass only")
+    }
+
+    /// A spent time budget skips the passes left, and the record's warnings say so.
+    func testASpentTimeBudgetSkipsTheRestAndSaysSo() throws {
+        final class Slow: FrameDecoder, @unchecked Sendable {
+            var calls = 0
+            func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+                calls += 1
+                Thread.sleep(forTimeInterval: 0.3)
+                return []
+            }
+        }
+        let d = Slow()
+        var list = DecoderList()
+        list.addWorker { d }
+        let frame = DecodePlan(list: list, stillOrder: .together, timeBudget: 0.1).decode(file(), arrival: .now())
+        XCTAssertEqual(d.calls, 1, "the small pass ran, the full-size pass was skipped")
+        XCTAssertEqual(frame.info.warnings,
+                       ["time budget of 0.1 s per image spent: the full-size pass and what follows skipped (--time-budget)"])
+    }
+}
