@@ -140,4 +140,36 @@ final class RedisWorkerTests: XCTestCase {
         XCTAssertTrue((zero?["error"] as? String ?? "").contains("not a regular file (a device)"), "\(zero ?? [:])")
         XCTAssertEqual(try CLI.run(["worker", "--redis", url, "--root", dir.appendingPathComponent("nowhere").path]).status, 2)
     }
+
+    /// The root is checked on the file as opened: a link to a file outside, swapped in and out
+    /// while jobs wait, never gets that file read (it was read in 26 of 300 jobs when the path was
+    /// checked and then opened again).
+    func testASwappedInLinkCannotLeadOutOfTheRoot() throws {
+        let root = dir.appendingPathComponent("inbox"), fm = FileManager.default
+        try fm.createDirectory(at: root, withIntermediateDirectories: true)
+        let target = root.appendingPathComponent("x.png").path
+        let inside = root.appendingPathComponent("inside.png").path, secret = CLI.fixture("qr-dark.png")
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: inside)
+        for _ in 0..<150 { _ = try redis.redisCLI(["XADD", "scanlua:jobs", "*", "path", target]) }
+        let stop = Flag()
+        let swapper = Thread {
+            var i = 0
+            while !stop.isSet {
+                let tmp = root.appendingPathComponent("swap.tmp").path
+                unlink(tmp)
+                if i % 2 == 0 { _ = symlink(secret, tmp) } else { _ = link(inside, tmp) }
+                rename(tmp, target)
+                i += 1
+            }
+        }
+        swapper.start()
+        defer { stop.set() }
+        let run = try CLI.run(["worker", "--redis", url, "--root", root.path, "--idle-exit", "1", "--no-default-scripts"])
+        stop.set()
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let r = try CLI.run(["results", "--redis", url])
+        XCTAssertEqual(r.records.count, 150, r.stderr)
+        XCTAssertFalse(r.stdout.contains("scanlua dark photo"), "the file outside the root was read")
+        XCTAssertTrue(r.stdout.contains("https://example.com/scanlua"), "the file inside was read")
+    }
 }

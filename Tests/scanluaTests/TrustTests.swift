@@ -105,6 +105,27 @@ final class TrustTests: XCTestCase {
         XCTAssertFalse(swapped.stdout.contains("ESCAPED") || swapped.stderr.contains("ESCAPED\n"), swapped.stderr)
     }
 
+    /// A module the trusted config's handlers require only when a code comes (after loading) is
+    /// checked too: planted untrusted, it does not run, and the error is on the record.
+    func testAModuleRequiredAtEventTimeMustBeTrustedToo() throws {
+        try write("""
+            local scan = require "scan"
+            scan.options { trust = true }
+            scan.parser { name = "lazy", parse = function(ev) return require("lazyhelper").parse(ev) end }
+            """, "scanlua.lua")
+        XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env).status, 0)
+        let marker = dir.appendingPathComponent("pwned").path
+        try write("os.execute('id > \(marker)') return { parse = function() return { type = 'pwned' } end }\n", "lazyhelper.lua")
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--text", "lazy"], cwd: dir, env: env)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the planted module ran")
+        XCTAssertNotEqual(payloadType(r), "pwned")
+        XCTAssertTrue(r.stdout.contains("lazyhelper.lua, required by the trusted ./scanlua.lua, is not trusted"), r.stdout)
+        // Trusted, it runs.
+        XCTAssertEqual(try CLI.run(["trust", "lazyhelper.lua"], cwd: dir, env: env).status, 0)
+        _ = try CLI.run(["simulate", "--no-default-scripts", "--text", "lazy"], cwd: dir, env: env)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker))
+    }
+
     /// A default.lua (or handlers/url.lua) planted next to a trusted config does not replace the
     /// shipped library: the shipped URL parser still claims a URL, and the planted files never run.
     func testAPlantedDefaultLibraryIsNotRun() throws {

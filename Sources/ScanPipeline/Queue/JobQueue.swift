@@ -142,9 +142,17 @@ public final class QueueWorker {
         }
         let input: Input
         if let path = job.text("path") {
-            // Resolved with realpath: a link or .. inside the root that leads out is outside.
-            if let root, !isPhysically(path, inside: root) {
-                input = .missing(path, reason: "outside the worker's --root \(root)")
+            // The file as opened (one descriptor, its real path checked): a link or .. inside the
+            // root that leads out is outside, even one swapped in while the job waits.
+            if let root {
+                // Named outside (existing or not: no answer tells what exists out there)?
+                let parent = (path as NSString).deletingLastPathComponent
+                let named = physicalPath(path) ?? physicalPath(parent.isEmpty ? "." : parent).map { $0 + "/" + (path as NSString).lastPathComponent }
+                let outside = named.map { !($0 + "/").hasPrefix(root.hasSuffix("/") ? root : root + "/") } ?? true
+                switch outside ? .failure(FileReadFailure(reason: "outside the worker's --root \(root)")) : readRegularFile(path, within: root) {
+                case .success(let bytes): input = .data(Data(bytes), name: path)
+                case .failure(let f): input = .missing(path, reason: f.reason)
+                }
             } else {
                 input = .file(path)
             }

@@ -159,8 +159,8 @@ public final class ScriptEngine {
     /// resolves there before any script's folder or the working directory, and so does what it
     /// requires while it loads.
     public var shippedDirectory: String?
-    /// Set while the config of the ``TrustList`` loads: each file it requires with config powers
-    /// (outside the shipped directory) must be on the list with the bytes loaded.
+    /// Set when the config came from the ``TrustList``: each module required from outside the
+    /// shipped directory, then or later, must be on the list with the bytes loaded.
     public var configTrustList: TrustList?
     /// Above 0 while the shipped library loads.
     private var shippedDepth = 0
@@ -424,10 +424,11 @@ public final class ScriptEngine {
         ])
     }
 
-    /// Why a module about to run with config powers may not, or nil: a config from the trust
-    /// list runs only trusted files (the shipped directory is trusted by its install).
+    /// Why a module may not run, or nil: where the config came from the trust list, every
+    /// module required from outside the install's scripts directory, while loading or at event
+    /// time, must be on the list with the bytes loaded (it runs with the powers the config gave).
     private func untrustedModule(_ path: String, contents: [UInt8]) -> String? {
-        guard loadingConfig, let list = configTrustList else { return nil }
+        guard let list = configTrustList else { return nil }
         if let shipped = shippedDirectory, isPhysically(path, inside: shipped) { return nil }
         switch list.verdict(for: path, contents: contents) {
         case .trusted: return nil

@@ -72,7 +72,10 @@ public enum ScriptSetup {
                 }
                 throw .file("./scanlua.lua cannot be read as a regular file, so it was not run")
             }
-            switch TrustList().verdict(for: "scanlua.lua", contents: source) {
+            // The entry of the file in this folder: its directory's real path, the name as it is
+            // (a link renamed in after the read must not lend another file's entry).
+            let real = (physicalPath(".") ?? fm.currentDirectoryPath) + "/scanlua.lua"
+            switch TrustList().verdict(forRealPath: real, contents: source) {
             case .trusted:
                 return ConfigFile(path: "scanlua.lua", source: source, byTrustList: true)
             case .unknown:
@@ -110,8 +113,10 @@ public enum ScriptSetup {
         engine.storePath = options.database
         if let config = try configFile(explicit: options.config) {
             engine.loadingConfig = true
+            // For the engine's life: a module required at event time runs with the powers the
+            // config gave as much as one required while it loaded.
             engine.configTrustList = config.byTrustList ? TrustList() : nil
-            defer { engine.loadingConfig = false; engine.configTrustList = nil }
+            defer { engine.loadingConfig = false }
             try engine.run(file: config.path, contents: config.source)
             try engine.applyPendingOptions()
         }

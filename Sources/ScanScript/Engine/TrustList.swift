@@ -36,6 +36,11 @@ public struct TrustList {
     /// on the list with those contents.
     public func verdict(for file: String, contents: [UInt8]) -> Verdict {
         guard let real = physicalPath(file) else { return .unknown }
+        return verdict(forRealPath: real, contents: contents)
+    }
+
+    /// The same for a file whose real path the caller resolved.
+    public func verdict(forRealPath real: String, contents: [UInt8]) -> Verdict {
         guard let entry = entries().last(where: { $0.file == real }) else { return .unknown }
         return entry.hash == SHA256.hex(Data(contents)) ? .trusted : .changed
     }

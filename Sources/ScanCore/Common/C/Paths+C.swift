@@ -20,6 +20,7 @@ public func isPhysically(_ path: String, inside root: String) -> Bool {
 /// Why a file could not be read as a regular file.
 public struct FileReadFailure: Error, Sendable {
     public let reason: String
+    public init(reason: String) { self.reason = reason }
 }
 
 /// The bytes of a regular file, read through one descriptor: what is checked is what was read,
@@ -27,13 +28,24 @@ public struct FileReadFailure: Error, Sendable {
 /// (a final symbolic link is refused). Directories, FIFOs, sockets and devices are refused
 /// before anything is read ("not a regular file (a directory)"): opened with `O_NONBLOCK`, a FIFO
 /// does not wait for a writer.
-public func readRegularFile(_ path: String, followLinks: Bool = true, limit: Int = 1 << 30) -> Result<[UInt8], FileReadFailure> {
+///
+/// `within`: a real directory path the opened file must lie in, checked on the open descriptor
+/// (its `/proc/self/fd` link), so a link swapped in after a check of the path cannot lead out.
+public func readRegularFile(_ path: String, followLinks: Bool = true, within root: String? = nil,
+                            limit: Int = 1 << 30) -> Result<[UInt8], FileReadFailure> {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
     guard fd >= 0 else {
         if errno == ELOOP && !followLinks { return .failure(FileReadFailure(reason: "a symbolic link")) }
         return .failure(FileReadFailure(reason: String(cString: strerror(errno))))
     }
     defer { close(fd) }
+    if let root {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        let opened = n > 0 ? String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        guard opened.hasPrefix(prefix) else { return .failure(FileReadFailure(reason: "outside the worker's --root \(root)")) }
+    }
     var st = stat()
     guard fstat(fd, &st) == 0 else { return .failure(FileReadFailure(reason: String(cString: strerror(errno)))) }
     switch st.st_mode & S_IFMT {
