@@ -4,7 +4,8 @@
 /// 1. **The role** (what it rests on): an untrusted session refuses to connect as a role that is,
 ///    or may become (`pg_has_role ... MEMBER`), a superuser, a `CREATEROLE` role (on PostgreSQL
 ///    15 it can grant itself the roles below), or a member of `pg_execute_server_program`,
-///    `pg_read_server_files` or `pg_write_server_files`. Without those, PostgreSQL itself refuses
+///    `pg_read_server_files` or `pg_write_server_files`, or one that may create in the database
+///    (its owner: trusted extensions, `ALTER DATABASE ... SET`). Without those, PostgreSQL itself refuses
 ///    `COPY ... PROGRAM` and server files, `pg_read_file`, server-side `lo_import`/`lo_export`,
 ///    untrusted languages, `LOAD` and untrusted extensions (dblink, postgres_fdw), and `ALTER SYSTEM`.
 /// 2. **The statements** (a second fence, so a role granted too much later is not the only
@@ -26,14 +27,17 @@ public enum PostgresGuard {
         FROM pg_roles r
         WHERE pg_has_role(current_user, r.oid, 'MEMBER')
           AND (r.rolsuper OR r.rolcreaterole OR r.rolname IN ('pg_execute_server_program', 'pg_read_server_files', 'pg_write_server_files'))
-        ORDER BY r.rolsuper DESC, r.rolname
+        UNION ALL
+        SELECT current_database(), 'allowed to create in database ' || current_database()
+          || ' (its owner, or granted CREATE: it could install extensions and change the database''s settings)'
+        WHERE has_database_privilege(current_database(), 'CREATE')
         """
 
     /// The message for a connection refused because of `roles` (what each gives).
     static func refusal(url: String, user: String, powers: [String]) -> String {
         "\(url): the role '\(user)' is \(powers.joined(separator: ", ")): through it a sandboxed script could run programs on the "
             + "server and read its files (COPY ... PROGRAM, pg_read_file). Connect as a role that owns only scanlua's database "
-            + "(docs/security.md shows how to create one), or pass --trust for scripts you wrote yourself"
+            + "(docs/security.md shows how to create one: it owns a schema, not the database), or pass --trust for scripts you wrote yourself"
     }
 
     /// Function names a sandboxed statement may not call (exact), and prefixes.
@@ -51,7 +55,18 @@ public enum PostgresGuard {
         func at(_ i: Int) -> String { i >= 0 && i < words.count ? words[i] : "" }
         // `LANGUAGE x` of a function, procedure or DO block (a column may be named language).
         let definesCode = words.first == "do" || words.contains("function") || words.contains("procedure")
+        if sql.range(of: #"[Uu]&\s*['"]"#, options: .regularExpression) != nil {
+            return "U& escapes can spell any name; write it plainly"
+        }
+        if words.first == "set" || words.first == "reset" {
+            return "SET changes the session's settings (its time limit, its role); scanlua sets what it needs"
+        }
+        if words.first == "do" { return "DO blocks run code the statement check cannot read; use plain SQL" }
         for (i, w) in words.enumerated() {
+            if w == "pg_settings" { return "pg_settings changes the session's settings" }
+            if (w == "database" || w == "role" || w == "user" || w == "schema") && at(i - 1) == "alter" {
+                return "ALTER \(w.uppercased()) changes settings beyond this script's statements"
+            }
             if w == "copy" { return "COPY reads and writes files and programs on the server; use INSERT and SELECT" }
             if functions.contains(w) || functionPrefixes.contains(where: w.hasPrefix) {
                 return "\(w) reaches outside scanlua's database (server files, programs, other databases or sessions)"
@@ -99,7 +114,8 @@ public enum PostgresGuard {
                 } while depth > 0 && i < c.count
             } else if s == "'" {
                 // E'...' strings take backslash escapes; others only doubled quotes.
-                let escapes = i > 0 && (c[i - 1] == "E" || c[i - 1] == "e")
+                // (An E that ends a longer name, as in `name'...'`, is a type cast's name, not E'.)
+                let escapes = i > 0 && (c[i - 1] == "E" || c[i - 1] == "e") && (i < 2 || !isWord(c[i - 2]))
                 i += 1
                 while i < c.count {
                     if escapes && c[i] == "\\" { i += 2; continue }

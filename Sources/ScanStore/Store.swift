@@ -100,7 +100,7 @@ public final class Store {
                     applied.append(m.version)
                 }
             } catch {
-                throw StoreError(code: error.code, message: "migration \(m.version): \(error.message)", sql: error.sql)
+                throw StoreError(code: error.code, message: "migration \(m.version): \(error.message)", sql: error.sql, database: error.database)
             }
         }
         return applied

@@ -326,7 +326,7 @@ final class ForwardingTests: XCTestCase {
     /// other formats and --csv-raw keep them as they are.
     func testCSVExportNeutralisesFormulas() throws {
         let texts = ["=HYPERLINK(\\\"http://evil.example\\\",\\\"x\\\")", "+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1:A2)",
-                     "\\tTAB", "\\rCR", "plain", "a=1"]
+                     "\\tTAB", "\\rCR", "x;=1+1", "x\\t=1+1", "plain", "a=1"]
         let input = texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined()
         let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
         let stored = r.records.compactMap { $0["text"] as? String }
@@ -348,6 +348,9 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(safe.last, "a=1")
         XCTAssertEqual(safe.first?.hasPrefix("'=HYPERLINK("), true)
         XCTAssertEqual(try column(["--csv-raw"]), stored, "--csv-raw: as they are")
+        // In a semicolon or tab locale the quotes keep x;=1+1 one cell.
+        let raw = try CLI.run(["export", "--db", db]).stdout
+        XCTAssertTrue(raw.contains(",\"x;=1+1\",") && raw.contains(",\"x\t=1+1\","), raw)
         let nd = try CLI.run(["export", "--db", db, "--format", "ndjson"])
         XCTAssertTrue(nd.stdout.contains(#""text":"+1+1""#), nd.stdout)
     }

@@ -13,10 +13,13 @@ final class PostgresStoreTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         server = try TestServer.postgres(in: dir)
-        // The least-privilege role docs/security.md shows: it owns scanlua's database, nothing else.
+        // The least-privilege role docs/security.md shows: it may connect to scanlua's database
+        // and owns a schema there (its name: first on the default search_path), nothing else.
         let admin = try PostgresDatabase(url: superuserURL)
         try admin.execute("CREATE ROLE station LOGIN")
-        try admin.execute("CREATE DATABASE scanlua OWNER station")
+        try admin.execute("CREATE DATABASE scanlua")
+        try admin.execute("REVOKE CONNECT ON DATABASE scanlua FROM PUBLIC; GRANT CONNECT ON DATABASE scanlua TO station")
+        try PostgresDatabase(url: "postgresql://postgres@127.0.0.1:\(server.port)/scanlua").execute("CREATE SCHEMA AUTHORIZATION station")
     }
 
     var superuserURL: String { "postgresql://postgres@127.0.0.1:\(server.port)/postgres" }
@@ -127,10 +130,13 @@ final class PostgresStoreTests: XCTestCase {
         try admin.execute("CREATE ROLE filer LOGIN; GRANT pg_read_server_files TO filer")
         try admin.execute("CREATE ROLE prog LOGIN; CREATE ROLE progs; GRANT pg_execute_server_program TO progs; GRANT progs TO prog")
         try admin.execute("CREATE ROLE maker LOGIN CREATEROLE")
+        try admin.execute("CREATE ROLE owner LOGIN; ALTER DATABASE scanlua OWNER TO owner")
+        try admin.execute("GRANT CONNECT ON DATABASE scanlua TO filer, prog, maker")
         let out = dir.appendingPathComponent("out").path
         let attack = try attacker("COPY (SELECT 1) TO PROGRAM 'id > \(out)'")
         for (user, power) in [("postgres", "a superuser"), ("filer", "a member of pg_read_server_files"),
-                              ("prog", "a member of pg_execute_server_program"), ("maker", "allowed to create roles")] {
+                              ("prog", "a member of pg_execute_server_program"), ("maker", "allowed to create roles"),
+                              ("owner", "allowed to create in database scanlua")] {
             let db = "postgresql://\(user)@127.0.0.1:\(server.port)/scanlua"
             let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--script", attack, "--text", "COPY (SELECT 1) TO PROGRAM 'id > \(out)'"])
             let p = r.records.first?["payload"] as? [String: Any]
@@ -173,6 +179,16 @@ final class PostgresStoreTests: XCTestCase {
             "SELECT set_config('role', 'postgres', false)",
             "SET SESSION AUTHORIZATION postgres",
             "CREATE SERVER other FOREIGN DATA WRAPPER dblink_fdw",
+            // Found by an attack on the first version: settings, code blocks, spellings.
+            "SET statement_timeout = 0",
+            "SET SESSION ROLE station",
+            "UPDATE pg_settings SET setting = '0' WHERE name = 'statement_timeout'",
+            "ALTER DATABASE scanlua SET statement_timeout = 0",
+            "ALTER ROLE station SET search_path = evil, public",
+            "DO $$BEGIN EXECUTE 'CREATE EXTENSION pgcrypto'; END$$",
+            "CREATE EXTENSION pgcrypto",
+            "SELECT name'\\' AS a, pg_read_file('/etc/hostname') --'",
+            "SELECT U&\"pg_r\\0065ad_file\"('/etc/hostname')",
         ]
         var stdin = Data()
         for a in attacks { stdin += try JSONSerialization.data(withJSONObject: ["text": a]) + Data([10]) }
@@ -198,5 +214,29 @@ final class PostgresStoreTests: XCTestCase {
                                 "--text", "SELECT 'copy pg_read_file' AS note -- COPY"])
         let rows = (fine.records.first?["payload"] as? [String: Any])?["rows"] as? [[String: Any]]
         XCTAssertEqual(rows?.first?["note"] as? String, "copy pg_read_file", fine.stdout)
+    }
+
+    /// The time limit holds even when a function lifts the server's statement_timeout (the
+    /// statement check cannot read inside a function body): the client cancels after 6 s.
+    func testTheClientCancelsAStatementPastTheLimit() throws {
+        let lift = """
+            CREATE FUNCTION lift() RETURNS void LANGUAGE plpgsql AS $f$ BEGIN EXECUTE 'SET statement_timeout = 0'; END $f$
+            """
+        let script = try self.script("slow.lua", """
+            local scan, store = require "scan", require "store"
+            scan.parser { name = "slow", parse = function(ev)
+              store.exec([[\(lift)]])
+              store.query("SELECT lift()")
+              local ok, err = pcall(store.query, "SELECT pg_sleep(60)")
+              return { type = "slow", ok = ok, error = tostring(err) }
+            end }
+            """)
+        let start = Date()
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", url, "--script", script, "--text", "x"])
+        let seconds = Date().timeIntervalSince(start)
+        let p = r.records.first?["payload"] as? [String: Any]
+        XCTAssertEqual(p?["ok"] as? Bool, false, r.stdout + r.stderr)
+        XCTAssertTrue((p?["error"] as? String ?? "").contains("canceling statement"), "\(p ?? [:])")
+        XCTAssertLessThan(seconds, 20, "cancelled, not slept for 60 s")
     }
 }

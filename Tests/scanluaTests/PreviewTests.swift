@@ -191,6 +191,12 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(r["x_frame_options"] as? String, "DENY")
         let csp = r["csp"] as? String ?? ""
         XCTAssertTrue(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'self'") && csp.contains("script-src 'sha256-"), csp)
+        // 64 streams held open from 8 addresses take at most 48 slots: /status still answers.
+        let streams = try Process.outputAndStatus("/usr/bin/python3", [script, String(port), "8", "streams"])
+        XCTAssertEqual(streams.status, 0, streams.output)
+        let s = json(streams.output.split(separator: "\n").last.map(String.init) ?? "")
+        XCTAssertEqual(s["status_code"] as? Int, 200, streams.output)
+        XCTAssertLessThan(s["status_seconds"] as? Double ?? 99, 1.0, "/status answered within a second beside 64 streams")
     }
 
     func testABadOrBusyAddressIsAnError() throws {

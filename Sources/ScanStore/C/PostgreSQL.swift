@@ -22,11 +22,11 @@ public final class PostgresDatabase: StoreConnection {
     public init(url: String, sandboxed: Bool = false) throws(StoreError) {
         self.sandboxed = sandboxed
         path = Self.withoutPassword(url)
-        guard let c = PQconnectdb(url) else { throw StoreError(code: 1, message: "\(path): out of memory", sql: nil) }
+        guard let c = PQconnectdb(url) else { throw StoreError(code: 1, message: "\(path): out of memory", sql: nil, database: "PostgreSQL") }
         guard PQstatus(c) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(c)).trimmingCharacters(in: .whitespacesAndNewlines)
             PQfinish(c)
-            throw StoreError(code: 1, message: "\(path): \(message)", sql: nil)
+            throw StoreError(code: 1, message: "\(path): \(message)", sql: nil, database: "PostgreSQL")
         }
         conn = c
         try plain("SET statement_timeout = '\(StoreLimits.seconds)s'; SET client_min_messages = warning")
@@ -35,7 +35,7 @@ public final class PostgresDatabase: StoreConnection {
             let powers = rows.compactMap { row -> String? in if case .text(let t)? = row.last?.1 { return t }; return nil }
             if !powers.isEmpty {
                 let user = String(cString: PQuser(conn))
-                throw StoreError(code: 23, message: PostgresGuard.refusal(url: path, user: user, powers: powers), sql: nil)
+                throw StoreError(code: 23, message: PostgresGuard.refusal(url: path, user: user, powers: powers), sql: nil, database: "PostgreSQL")
             }
         }
     }
@@ -43,7 +43,7 @@ public final class PostgresDatabase: StoreConnection {
     /// A sandboxed script's statement that reaches outside the database is refused unsent.
     private func guardStatement(_ sql: String) throws(StoreError) {
         guard sandboxed, hostDepth == 0, let reason = PostgresGuard.refusal(of: sql) else { return }
-        throw StoreError(code: 23, message: "not authorized: \(reason) (a sandboxed script; --trust lifts this)", sql: sql)
+        throw StoreError(code: 23, message: "not authorized: \(reason) (a sandboxed script; --trust lifts this)", sql: sql, database: "PostgreSQL")
     }
 
     deinit { PQfinish(conn) }
@@ -73,7 +73,19 @@ public final class PostgresDatabase: StoreConnection {
 
     /// A failed statement inside a transaction undoes only itself, as in SQLite: PostgreSQL would
     /// abort the whole transaction (so a script's pcall'd error would roll back its event).
+    /// The time limit is the client's too: a statement still running a second past
+    /// ``StoreLimits/seconds`` is cancelled from here (a script could lift the server's
+    /// statement_timeout from inside a function). The corresponding C function is `PQcancel`.
     private func statement<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let cancel = PQgetCancel(conn).map(CancelTimer.init)
+        if let cancel {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(StoreLimits.seconds + 1)) { cancel.fire() }
+        }
+        defer { cancel?.finish() }
+        return try savepointed(body)
+    }
+
+    private func savepointed<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         guard inTransaction else { return try body() }
         try plain("SAVEPOINT scanlua_statement")
         do {
@@ -103,10 +115,10 @@ public final class PostgresDatabase: StoreConnection {
         var next = 0
         for name in order {
             if let name {
-                guard let v = named[name] else { throw StoreError(code: 25, message: "no value for parameter :\(name)", sql: sql) }
+                guard let v = named[name] else { throw StoreError(code: 25, message: "no value for parameter :\(name)", sql: sql, database: "PostgreSQL") }
                 values.append(v)
             } else {
-                guard next < positional.count else { throw StoreError(code: 25, message: "not enough values for the ? parameters", sql: sql) }
+                guard next < positional.count else { throw StoreError(code: 25, message: "not enough values for the ? parameters", sql: sql, database: "PostgreSQL") }
                 values.append(positional[next])
                 next += 1
             }
@@ -138,7 +150,7 @@ public final class PostgresDatabase: StoreConnection {
         guard limit.rows > 0, PQresultStatus(result) == PGRES_TUPLES_OK else { return [] }
         let rowCount = Int(PQntuples(result)), columns = Int(PQnfields(result))
         guard rowCount <= limit.rows else {
-            throw StoreError(code: 18, message: "result too large: over \(limit.rows) rows, scanlua's limit for one query (page with LIMIT and OFFSET, or aggregate in SQL)", sql: sql)
+            throw StoreError(code: 18, message: "result too large: over \(limit.rows) rows, scanlua's limit for one query (page with LIMIT and OFFSET, or aggregate in SQL)", sql: sql, database: "PostgreSQL")
         }
         let names = (0..<columns).map { String(cString: PQfname(result, Int32($0))) }
         var rows: [[(String, SQLValue)]] = []
@@ -165,7 +177,7 @@ public final class PostgresDatabase: StoreConnection {
                 }
             }
             guard bytes <= limit.bytes else {
-                throw StoreError(code: 18, message: "result too large: over \(limit.bytes >> 20) MiB, scanlua's limit for one query (page with LIMIT and OFFSET, or select fewer columns)", sql: sql)
+                throw StoreError(code: 18, message: "result too large: over \(limit.bytes >> 20) MiB, scanlua's limit for one query (page with LIMIT and OFFSET, or select fewer columns)", sql: sql, database: "PostgreSQL")
             }
             rows.append(row)
         }
@@ -177,12 +189,12 @@ public final class PostgresDatabase: StoreConnection {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY else {
             let message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
-            throw StoreError(code: 1, message: message.replacingOccurrences(of: "ERROR:  ", with: "") + (state.isEmpty ? "" : " [\(state)]"), sql: sql)
+            throw StoreError(code: 1, message: message.replacingOccurrences(of: "ERROR:  ", with: "") + (state.isEmpty ? "" : " [\(state)]"), sql: sql, database: "PostgreSQL")
         }
     }
 
     private func failure(_ sql: String) -> StoreError {
-        StoreError(code: 1, message: String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines), sql: sql)
+        StoreError(code: 1, message: String(cString: PQerrorMessage(conn)).trimmingCharacters(in: .whitespacesAndNewlines), sql: sql, database: "PostgreSQL")
     }
 
     /// `?` and `:name` to `$1, $2 ...` outside quotes and comments (`::` casts stay); the order
@@ -236,5 +248,32 @@ public final class PostgresDatabase: StoreConnection {
         guard var c = URLComponents(string: url), c.password != nil else { return url }
         c.password = nil
         return c.string ?? url
+    }
+}
+
+/// The cancel handle of one statement: `fire` (the timer's thread) sends the cancel request
+/// unless the statement finished; `finish` frees the handle, never while `fire` uses it.
+private final class CancelTimer: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    private let lock = NSLock()
+    private var finished = false
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    /// The corresponding C function is `PQcancel` (thread-safe).
+    func fire() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !finished else { return }
+        var message = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(pointer, &message, Int32(message.count))
+    }
+
+    /// The corresponding C function is `PQfreeCancel`.
+    func finish() {
+        lock.lock()
+        finished = true
+        PQfreeCancel(pointer)
+        lock.unlock()
     }
 }

@@ -11,17 +11,26 @@ public enum SQLValue: Equatable, Sendable {
     case blob([UInt8])
 }
 
-/// An SQLite error with the SQL that caused it.
+/// A store error with the SQL that caused it.
 public struct StoreError: Error, CustomStringConvertible, Equatable {
-    /// SQLite's result code.
+    /// SQLite's result code (PostgreSQL's errors: 1, or 23 for a statement scanlua refused).
     public let code: Int32
-    /// SQLite's message (sqlite3_errmsg).
+    /// SQLite's message (sqlite3_errmsg), or PostgreSQL's with its SQLSTATE.
     public let message: String
     /// The statement, when one was running.
     public let sql: String?
+    /// Which database said it: "SQLite" or "PostgreSQL".
+    public var database = "SQLite"
+
+    public init(code: Int32, message: String, sql: String?, database: String = "SQLite") {
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.database = database
+    }
 
     public var description: String {
-        sql.map { "\(message) (SQLite error \(code) in: \($0))" } ?? "\(message) (SQLite error \(code))"
+        sql.map { "\(message) (\(database) error \(code) in: \($0))" } ?? "\(message) (\(database) error \(code))"
     }
 }
 

@@ -67,7 +67,10 @@ enum ExportCommand {
     static func csvLine(_ fields: [String], neutralise: Bool = false) -> String {
         fields.map { field in
             let f = neutralise && isFormula(field) ? "'" + field : field
-            return f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+            // Neutralised, a field with a semicolon or a tab is quoted too: a spreadsheet in a
+            // locale that splits at those would start a cell (a formula) after one.
+            return f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n"
+                                       || (neutralise && ($0 == ";" || $0 == "\t")) })
                 ? "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : f
         }.joined(separator: ",") + "\r\n"
     }

@@ -2,10 +2,24 @@
 """Slow clients against the preview page (loopback only): COUNT connections from 127.0.0.2 that
 send a request one byte at a time and never finish it, then a normal GET /status from 127.0.0.1
 (timed), the headers of /, and whether the server ends a trickling connection by itself.
-Prints one JSON object."""
+With a third argument `streams`: first 64 complete GET /events requests held open, 8 from each
+of 127.0.0.10-17 (every slot a stream could take), then the same. Prints one JSON object."""
 import json, socket, sys, time, urllib.request
 
 port, count = int(sys.argv[1]), int(sys.argv[2])
+held = []
+if len(sys.argv) > 3 and sys.argv[3] == "streams":
+    for a in range(8):
+        for _ in range(8):
+            s = socket.socket()
+            s.bind((f"127.0.0.{10 + a}", 0))
+            try:
+                s.connect(("127.0.0.1", port))
+                s.send(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                held.append(s)
+            except OSError:
+                s.close()
+    time.sleep(0.5)
 socks = []
 for _ in range(count):
     s = socket.socket()

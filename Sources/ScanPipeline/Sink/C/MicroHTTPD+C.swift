@@ -26,8 +26,12 @@ final class HTTPServer: @unchecked Sendable {
     /// Headers every response carries (the page's framing and content policy).
     private let headers: [(String, String)]
 
-    /// At most this many connections at once, and this many from one address.
-    static let connectionLimit = 64, perAddressLimit = 8
+    /// At most this many connections at once, and this many from one address; streamed replies
+    /// (which hold their connection for as long as the client likes) take at most `streamLimit`
+    /// of them, so short requests (the page, /status) always find a slot.
+    static let connectionLimit = 64, perAddressLimit = 8, streamLimit = 48
+    /// Streamed replies being served.
+    private var streams = 0
     /// A request must be complete this long after its connection opened (or its previous reply
     /// ended): libmicrohttpd's idle timeout restarts at every byte, so a client trickling one
     /// byte every few seconds would otherwise hold its thread for ever.
@@ -113,6 +117,21 @@ final class HTTPServer: @unchecked Sendable {
         connectionsLock.unlock()
     }
 
+    /// Counts a streamed reply in, or says no when `streamLimit` are open.
+    private func openStream() -> Bool {
+        connectionsLock.lock()
+        defer { connectionsLock.unlock() }
+        guard streams < Self.streamLimit else { return false }
+        streams += 1
+        return true
+    }
+
+    private func closeStream() {
+        connectionsLock.lock()
+        streams -= 1
+        connectionsLock.unlock()
+    }
+
     private static let notifyConnection: MHD_NotifyConnectionCallback = { cls, connection, _, code in
         guard let cls else { return }
         let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -191,7 +210,15 @@ final class HTTPServer: @unchecked Sendable {
             }
             if let response { MHD_add_response_header(response, "Content-Type", type) }
         case .stream(let type, let next):
-            let stream = Unmanaged.passRetained(ChunkStream(next)).toOpaque()
+            guard server.openStream() else {
+                let body = Array("too many streams open (\(HTTPServer.streamLimit)); try again later\n".utf8)
+                status = 503
+                response = body.withUnsafeBytes { buf in
+                    MHD_create_response_from_buffer(buf.count, UnsafeMutableRawPointer(mutating: buf.baseAddress), .RESPMEM_MUST_COPY)
+                }
+                break
+            }
+            let stream = Unmanaged.passRetained(ChunkStream(next, closed: { [weak server] in server?.closeStream() })).toOpaque()
             response = MHD_create_response_from_callback(UInt64.max /* MHD_SIZE_UNKNOWN */, 64 * 1024, ChunkStream.read, stream, ChunkStream.release)
             if let response {
                 MHD_add_response_header(response, "Content-Type", type)
@@ -216,9 +243,15 @@ private struct UncheckedConnection: @unchecked Sendable {
 /// The chunks of a streamed reply, handed to libmicrohttpd as it asks for them.
 private final class ChunkStream {
     let next: () -> [UInt8]?
+    /// Called once libmicrohttpd is done with the stream (the client left or the reply ended).
+    let closed: () -> Void
     var pending: [UInt8] = []
     var offset = 0
-    init(_ next: @escaping () -> [UInt8]?) { self.next = next }
+    init(_ next: @escaping () -> [UInt8]?, closed: @escaping () -> Void) {
+        self.next = next
+        self.closed = closed
+    }
+    deinit { closed() }
 
     static let read: MHD_ContentReaderCallback = { cls, _, buf, max in
         guard let cls, let buf else { return -2 /* MHD_CONTENT_READER_END_WITH_ERROR */ }
