@@ -124,7 +124,7 @@ public final class DecodePlan {
                     if info.warnings.isEmpty { info.warnings = image.warnings }
                     // Nothing found small, or codes so fine there that smaller ones may have been missed.
                     if !trustSmall {
-                        symbols = Symbol.merged(run(on: image, info: info, order: order, afterSmallPass: small != nil) + symbols)
+                        symbols = Symbol.merged(fullSize(image, info: &info, order: order, afterSmallPass: small != nil, clock: clock) + symbols)
                     }
                 }
             }
@@ -194,6 +194,33 @@ public final class DecodePlan {
     private func jpegReduction(_ data: Data) -> Int? {
         guard let (w, h) = JPEGHeader.size(data) else { return nil }
         return pyramid.reduction(width: w, height: h)
+    }
+
+    /// Images over this many pixels are read at full size in tiles (with the time budget asked
+    /// between them): zxing-cpp's time grows faster than the pixels on some images (a 49 MP
+    /// grid of QR finder patterns: 85 s in one call), so one call must stay small enough.
+    public static let tiledAbove = 16_000_000
+    /// Tiles are at most 2048 pixels a side and overlap by 256: a code up to 256 pixels wide
+    /// lies whole in one of them, and larger ones are read by the small pass.
+    static let tileSide = 2048, tileOverlap = 256
+
+    /// The full-size pass: the whole image, or a large one tile by tile.
+    private func fullSize(_ image: GrayImage, info: inout FrameInfo, order: StillOrder, afterSmallPass: Bool, clock: Clock) -> [Symbol] {
+        guard image.width * image.height > Self.tiledAbove, region == nil else {
+            return run(on: image, info: info, order: order, afterSmallPass: afterSmallPass)
+        }
+        var symbols: [Symbol] = []
+        let step = Self.tileSide - Self.tileOverlap
+        for y in stride(from: 0, to: image.height, by: step) {
+            for x in stride(from: 0, to: image.width, by: step) {
+                if x > 0 && x + Self.tileOverlap >= image.width || y > 0 && y + Self.tileOverlap >= image.height { continue }
+                if (x > 0 || y > 0) && !clock.allows("the rest of the full-size pass", &info) { return Symbol.merged(symbols) }
+                let box = Box(x: x, y: y, width: min(Self.tileSide, image.width - x), height: min(Self.tileSide, image.height - y))
+                symbols += run(on: image.cropped(to: box), info: info, order: order, afterSmallPass: afterSmallPass)
+                    .map { $0.offset(dx: box.x, dy: box.y) }
+            }
+        }
+        return Symbol.merged(symbols)
     }
 
     /// The decoders on one image: the main ones side by side on their own threads (a large

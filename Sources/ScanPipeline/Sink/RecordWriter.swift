@@ -40,17 +40,29 @@ public final class RecordWriter: RecordSink {
     public init(format: OutputFormat) { self.format = format }
 
     public func nothingFound(_ info: FrameInfo) {
+        emptySource = info.source
         guard saysNothingFound, format != .ndjson else { return }
         Console.error("scanlua: \(info.source): no barcode or QR code found\n")
     }
+
+    /// The last frame in which nothing was found: its warnings have no symbol record to go in.
+    private var emptySource: String?
 
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).
     public func flush() -> String? { Console.flush() }
 
-    /// For people (text and raw formats) on stderr; NDJSON records carry them as `warnings`.
+    /// For people (text and raw formats) on stderr; NDJSON records carry them as `warnings`, and
+    /// a frame with no code gets a record of its own: `{"source":...,"warnings":[...]}` (a spent
+    /// time budget, a repaired JPEG).
     public func warn(_ info: FrameInfo) {
-        guard format != .ndjson else { return }
+        guard format != .ndjson else {
+            guard emptySource == info.source else { return }
+            var line = Array(JSON.object([("source", .string(info.source)), ("warnings", .array(info.warnings.map { .string($0) }))]).serialized.utf8)
+            line.append(0x0A)
+            Console.write(bytes: line)
+            return
+        }
         for w in info.warnings { Console.error("scanlua: \(info.source): warning: \(w)\n") }
     }
 
