@@ -74,11 +74,13 @@ final class HostileLoaderTests: XCTestCase {
 
     func testHeaderWithoutDataIsTruncatedBeforeAnythingIsAllocated() {
         let before = peakResident()
-        let error = imageError { () throws(ImageError) in try ImageLoader().decode(Data("P6 10000 10000 255\n".utf8), name: "t.ppm") }
+        // 100 MP (under this test's --max-pixels of 10^8; the default is 50 MP).
+        let loader = ImageLoader(maxPixels: 100_000_000)
+        let error = imageError { () throws(ImageError) in try loader.decode(Data("P6 10000 10000 255\n".utf8), name: "t.ppm") }
         XCTAssertEqual(error?.description, "t.ppm: corrupt PNM: truncated raster: 0 of 300000000 bytes")
-        let wide = imageError { () throws(ImageError) in try ImageLoader().decode(Data("P5 10000 10000 65535\n\0\0\0".utf8), name: "t.pgm") }
+        let wide = imageError { () throws(ImageError) in try loader.decode(Data("P5 10000 10000 65535\n\0\0\0".utf8), name: "t.pgm") }
         XCTAssertEqual(wide?.reason, "corrupt PNM: truncated raster: 3 of 200000000 bytes")
-        let plain = imageError { () throws(ImageError) in try ImageLoader().decode(Data("P3 10000 10000 255\n1 2 3\n".utf8), name: "t.ppm") }
+        let plain = imageError { () throws(ImageError) in try loader.decode(Data("P3 10000 10000 255\n1 2 3\n".utf8), name: "t.ppm") }
         XCTAssertEqual(plain?.reason, "corrupt PNM: truncated raster: 7 bytes for 300000000 plain samples of 2 bytes at least")
         // 10000x10000 pixels of three samples as Ints would be 2.4 GB; nothing near that was touched.
         XCTAssertLessThan(peakResident() - before, 200_000_000)
