@@ -82,26 +82,8 @@ public final class StillRetries {
             passes.append(read(image.equalizedLocally(clip: 4)))
             passes.append(read(image.mapped(Self.darken)))
         }
-        let symbols = Self.confirmed(passes.compactMap { $0 })
+        let symbols = passes.compactMap { $0 }.flatMap { $0 }
         return (symbols.map { $0.clamped(width: image.width, height: image.height) }, passes.contains { $0 == nil })
-    }
-}
-
-extension StillRetries {
-    /// The readings of the passes, with every EAN/UPC code that only one pass read left out: an
-    /// EAN-13 has one check digit (a random 13 digits pass it 1 time in 10), and a brightened or
-    /// equalised copy of a Code 11 or a line of text gave confident wrong product codes. QR,
-    /// DataMatrix and the other 2D codes carry Reed-Solomon error correction and stay as read.
-    static func confirmed(_ passes: [[Symbol]]) -> [Symbol] {
-        var seen: [String: Int] = [:]
-        for pass in passes {
-            for key in Set(pass.filter { Symbology.eanUPC.contains($0.symbology.rawValue) }.map { $0.symbology.rawValue + " " + $0.text }) {
-                seen[key, default: 0] += 1
-            }
-        }
-        return passes.flatMap { $0 }.filter { s in
-            !Symbology.eanUPC.contains(s.symbology.rawValue) || seen[s.symbology.rawValue + " " + s.text, default: 0] >= 2
-        }
     }
 }
 
