@@ -8,9 +8,9 @@ import Foundation
 /// For an image file (one chance per photo):
 /// 1. A large image is decoded small first (the scale pyramid: a JPEG straight from its DCT
 ///    coefficients at 1/2, 1/4 or 1/8). The small pass's reading is kept as the answer only when
-///    it found codes that are neither too fine there (QR modules under 2.5 pixels) nor small in
-///    the image (covering under a fifth of it): otherwise the full-size pass runs too, so a small
-///    code found does not end the search for the others.
+///    it found codes that are neither too fine there (QR modules under 2.5 pixels) nor small
+///    there (under 96 pixels): otherwise the full-size pass runs too, so a small code found does
+///    not end the search for the others.
 /// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
 ///    or only EAN/UPC codes.
 /// 3. ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum.
@@ -36,11 +36,18 @@ public final class DecodePlan {
     /// The pixels shared by every worker's plan.
     private let pixels: PixelBudget
 
-    /// A still image whose small pass found codes covering less than this fraction of it is read
-    /// at full size too: a photo of many small codes (a tray of DataMatrix labels, a shipping
-    /// label) holds more that the small pass could not resolve. A video frame keeps the small
-    /// pass's reading (the next frame has another chance).
-    public static let smallCodesBelow = 0.2
+    /// A still image whose small pass found a code under this many pixels (its longer side, in
+    /// the small image) is read at full size too: a photo of many small codes (a tray of
+    /// DataMatrix labels, a shipping label) holds more that the small pass could not resolve.
+    /// (The skewed-DataMatrix photos' 14x14 codes are 50-77 pixels there; the 12 MP bench
+    /// photo's QR code 109 and its EAN-13 243.) A video frame keeps the small pass's reading (the
+    /// next frame has another chance).
+    public static let smallCodeBelow = 96
+
+    /// Whether a code the small pass found (points in full-size pixels, the pass at 1/`k`) is small there.
+    public static func hasSmallCodes(_ symbols: [Symbol], k: Int) -> Bool {
+        symbols.contains { max($0.bbox.width, $0.bbox.height) / max(k, 1) < smallCodeBelow }
+    }
 
     /// - Parameters: `list`: the session's decoders (this plan makes its own instances of the
     ///   worker decoders); `pixels`: the budget shared by every worker; `timeBudget`: seconds per
@@ -114,7 +121,7 @@ public final class DecodePlan {
             if let small {
                 symbols = run(on: small.image, info: info, order: order).map { $0.scaled(by: small.k) }
                 trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
-                    && !(still && Self.coveredFraction(symbols, width: info.width, height: info.height) < Self.smallCodesBelow)
+                    && !(still && Self.hasSmallCodes(symbols, k: small.k))
             }
             if !trustSmall || keepImages, clock.allows("the full-size pass", &info) {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
@@ -173,12 +180,6 @@ public final class DecodePlan {
         return decoded
     }
 
-
-    /// The fraction of a `width` x `height` frame the symbols' boxes cover (overlaps counted twice).
-    public static func coveredFraction(_ symbols: [Symbol], width: Int, height: Int) -> Double {
-        guard width > 0, height > 0 else { return 1 }
-        return Double(symbols.reduce(0) { $0 + $1.bbox.width * $1.bbox.height }) / Double(width * height)
-    }
 
     /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and
     /// QR version): then smaller codes in the frame may have been too fine to read at that scale.
