@@ -138,7 +138,12 @@ public final class DecodePlan {
             // A still image gets one more chance where something is left open (a dark photo,
             // nothing read, a QR code found but not decoded): see StillRetries.
             if still, let retries, let (image, k) = full.map({ ($0, 1) }) ?? small, clock.allows("the retries", &info) {
-                let (open, read) = retries.check(image, k: k, found: symbols, region: region)
+                // EAN/UPC codes only zbar read (zxing-cpp found nothing) are a second opinion
+                // short: the retries run as if nothing was read, to confirm them or to disagree
+                // (see resolvingEANConflicts). Images over 2 MP retry for QR codes only.
+                let zbarOnly = !symbols.isEmpty && image.width * image.height * k * k <= StillRetries.largePixels
+                    && symbols.allSatisfy { $0.decoder == "zbar" && Symbology.eanUPC.contains($0.symbology.rawValue) }
+                let (open, read) = retries.check(image, k: k, found: zbarOnly ? [] : symbols, region: region)
                 if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
                 if open.any {
                     if full == nil, let data { full = try loader.decode(data, name: info.source) }
@@ -149,6 +154,7 @@ public final class DecodePlan {
                     }
                 }
             }
+            symbols = Symbol.resolvingEANConflicts(symbols)
             // Blurred product codes the binarizing readers lost: the gray-level reader, where no
             // EAN/UPC code was read.
             if still, let gray = list.grayLinear, clock.allows("the gray-level reader", &info), !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }) {

@@ -14,6 +14,25 @@ extension Symbol {
         return out
     }
 
+    /// Two EAN/UPC readings of one place that disagree (other digits, or an EAN-8 inside an
+    /// EAN-13): one of them is wrong, and a wrong product code costs more than a missed one. The
+    /// reading two decoders agree on (`zbar+zxing`) stays and the other goes; when neither or
+    /// both have a second decoder, both go. A UPC-A and the EAN-13 with its leading 0 agree.
+    public static func resolvingEANConflicts(_ symbols: [Symbol]) -> [Symbol] {
+        func isProduct(_ s: Symbol) -> Bool { Symbology.eanUPC.contains(s.symbology.rawValue) }
+        func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
+        var drop = Set<Int>()
+        for i in symbols.indices where isProduct(symbols[i]) {
+            for j in symbols.indices where j > i && isProduct(symbols[j]) {
+                let a = symbols[i], b = symbols[j]
+                guard digits(a) != digits(b), !a.points.isEmpty, !b.points.isEmpty, a.overlaps(b) else { continue }
+                let aTwo = a.decoder.contains("+"), bTwo = b.decoder.contains("+")
+                if aTwo != bTwo { drop.insert(aTwo ? j : i) } else { drop.formUnion([i, j]) }
+            }
+        }
+        return symbols.indices.filter { !drop.contains($0) }.map { symbols[$0] }
+    }
+
     /// Same symbology and bytes, and their boxes overlap (or one has no place). zbar converts
     /// the text of some ECI codes to UTF-8 even in binary mode: its bytes are then the other
     /// reading's text.

@@ -81,3 +81,35 @@ final class DecodePlanTests: XCTestCase {
                        ["time budget of 0.1 s per image spent: the full-size pass and what follows skipped (--time-budget)"])
     }
 }
+
+/// Issue 20, item 4: two EAN/UPC readings of one place that disagree.
+final class EANConflictTests: XCTestCase {
+    func symbol(_ symbology: String, _ text: String, decoder: String, at x: Int) -> Symbol {
+        var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8),
+                       points: [Point(x: x, y: 10), Point(x: x + 200, y: 10), Point(x: x + 200, y: 110), Point(x: x, y: 110)])
+        s.decoder = decoder
+        return s
+    }
+
+    func testTheReadingTwoDecodersAgreeOnStaysAndAWrongOneGoes() {
+        // Foto(794) of Arte-Lab: zxing-cpp's EAN-8 inside the EAN-13 both decoders read.
+        let both = symbol("ean13", "8005235212442", decoder: "zbar+zxing", at: 0)
+        let part = symbol("ean8", "10052358", decoder: "zxing", at: 40)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([both, part]).map(\.text), ["8005235212442"])
+    }
+
+    func testTwoLoneReadingsThatDisagreeBothGo() {
+        // Foto(512): zbar's 8083882032262 and a zxing-cpp retry's 8023222032262 at one place.
+        let zbar = symbol("ean13", "8083882032262", decoder: "zbar", at: 0)
+        let zxing = symbol("ean13", "8023222032262", decoder: "zxing", at: 5)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([zbar, zxing]), [])
+    }
+
+    func testAgreeingOrDistantCodesStay() {
+        let upca = symbol("upca", "036000291452", decoder: "zbar", at: 0)
+        let ean = symbol("ean13", "0036000291452", decoder: "zxing", at: 0)
+        let other = symbol("ean13", "5901234123457", decoder: "zxing", at: 1000)
+        let qr = symbol("qrcode", "hello", decoder: "zxing", at: 0)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([upca, ean, other, qr]).count, 4)
+    }
+}
