@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// Issue 20, item 5: the same file gives byte-identical records whatever its neighbours in the
-/// scan and their order (decoders carry no state from one image to the next: zbar's QR reader
+/// Issue 20, item 5: the same file gives byte-identical records whatever the thread count, its
+/// neighbours in the scan and their order (decoders carry no state from one image to the next: zbar's QR reader
 /// once did, through its random generator).
 final class DeterminismTests: XCTestCase {
     /// Records by source, in the order printed.
@@ -30,6 +30,10 @@ final class DeterminismTests: XCTestCase {
         let a = bySource(forward.stdout), b = bySource(backward.stdout)
         XCTAssertFalse(a.isEmpty, forward.stderr)
         XCTAssertEqual(a, b, "records depend on the order of the inputs")
+        for threads in ["1", "4"] {
+            let other = bySource(try CLI.run(["scan", "--no-default-scripts", "--threads", threads] + files).stdout)
+            XCTAssertEqual(other, a, "records depend on the thread count (--threads \(threads))")
+        }
         for file in files {
             let alone = bySource(try CLI.run(["scan", "--no-default-scripts", file]).stdout)
             XCTAssertEqual(alone[file] ?? [], a[file] ?? [], "\(file) scanned alone differs from the folder scan")

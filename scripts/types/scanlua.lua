@@ -79,6 +79,7 @@
 ---@field decoders (string|string[])?    Comma-separated decoders: zbar, zxing, gray (default all; one record per code either way). gray reads blurred EAN/UPC codes in image files the others left unread.
 ---@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions, binarizers), the scale pyramid, the retries of dark or unread photos, and where zbar runs (see README).
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
+---@field threads integer?               Decoding threads (default: one per core). Records are the same whatever the number.
 ---@field time_budget number?            Seconds per image file for the passes after the first: once spent, the rest are skipped and the record's warnings say so (default: fast 1, balanced 2, thorough 10; 0 = no limit).
 ---@field duplicates ("once"|"interval"|"consecutive"|"all")? once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
 ---@field interval number?               For --duplicates interval (default 1), in frame capture time.

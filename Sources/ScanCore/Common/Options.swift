@@ -161,6 +161,8 @@ extension Option {
                    "fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions,\nbinarizers), the scale pyramid, the retries of dark or unread photos, and where\nzbar runs (see README)."),
             Option("roi", "--roi", .text, "X,Y,W,H", config: true,
                    "Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5);\npoints stay in frame coordinates."),
+            Option("threads", "--threads", .integer(1...256), "N", config: true,
+                   "Decoding threads (default: one per core). Records are the same whatever the number."),
             Option("time_budget", "--time-budget", .number(minimum: 0, exclusive: false), "SECONDS", config: true,
                    "Seconds per image file for the passes after the first: once spent, the rest are\nskipped and the record's warnings say so (default: fast 1, balanced 2, thorough 10;\n0 = no limit)."),
             Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",

@@ -93,7 +93,7 @@ public final class ScanSession {
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
                                    region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
                                    stillOrder: [.fast: .fallback, .balanced: .recheck, .thorough: .together][settings.effort]!,
-                                   keepFrames: !observers.isEmpty, timeBudget: settings.timeBudget)
+                                   keepFrames: !observers.isEmpty, timeBudget: settings.timeBudget, workers: settings.threads)
         let frameHooks = engine.hookCount("frame") > 0
         engine.sessionStarted()
         do {

@@ -17,6 +17,8 @@ public struct SessionSettings {
     public var effort: Effort
     /// Seconds per image file for the passes after the first (`--time-budget`; nil: no limit).
     public var timeBudget: TimeInterval? = 2
+    /// Decoding threads (`--threads`; default one per core).
+    public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Where `http` and `mqtt` actions may connect (`network`: host[:port] patterns, comma-separated).
     public var network: String?
 
@@ -69,6 +71,7 @@ public struct SessionSettings {
         s.effort = o.string("effort").flatMap(Effort.init(rawValue:)) ?? .balanced
         let budget = o.double("time_budget") ?? [Effort.fast: 1, .balanced: 2, .thorough: 10][s.effort]!
         s.timeBudget = budget > 0 ? budget : nil
+        if let n = o.int("threads") { s.threads = n }
         s.network = o.string("network")
         return s
     }
