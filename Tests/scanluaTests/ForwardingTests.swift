@@ -263,7 +263,8 @@ final class ForwardingTests: XCTestCase {
         let smuggled = "x\\r\\n\\r\\nGET /smuggled HTTP/1.1\\r\\nHost: internal-admin.example\\r\\n\\r\\n"
         let attacks = [#"{ Host = "internal-admin.example" }"#, #"{ ["Content-Length"] = "1" }"#, #"{ ["transfer-encoding"] = "chunked" }"#,
                        #"{ Connection = "keep-alive" }"#, #"{ ["Proxy-Authorization"] = "Basic eA==" }"#, #"{ Expect = "100-continue" }"#,
-                       #"{ TE = "trailers" }"#, #"{ Upgrade = "h2c" }"#, #"{ Trailer = "X" }"#]
+                       #"{ TE = "trailers" }"#, #"{ Upgrade = "h2c" }"#, #"{ Trailer = "X" }"#,
+                       #"{ ["Content-Type"] = "text/plain", ["content-type"] = "application/json" }"#]
         for headers in attacks {
             let rule = try write("h.lua", """
                 require("scan").rule { name = "h", run = function()
@@ -273,7 +274,8 @@ final class ForwardingTests: XCTestCase {
             let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
             let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first, r.stdout + r.stderr)
             XCTAssertEqual(action["status"] as? String, "failed", headers)
-            XCTAssertTrue((action["error"] as? String ?? "").contains("cannot be set by a script"), "\(action)")
+            let error = action["error"] as? String ?? ""
+            XCTAssertTrue(error.contains("cannot be set by a script") || error.contains("is given twice"), "\(action)")
         }
         let clean = try write("clean.lua", """
             require("scan").rule { name = "clean", run = function()

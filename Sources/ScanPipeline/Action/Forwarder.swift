@@ -79,6 +79,10 @@ final class Forwarder {
                         return .failure(.permanent("header '\(name)' cannot be set by a script (framing and hop-by-hop headers are scanlua's: \(Self.reservedHeaderList))"))
                     }
                     if name.lowercased() == "idempotency-key" { continue }  // scanlua's own
+                    // Two spellings of one name would send the header twice (a receiver takes either).
+                    guard !headers.contains(where: { $0.lowercased().hasPrefix(name.lowercased() + ":") }) else {
+                        return .failure(.permanent("header '\(name)' is given twice (header names are case-insensitive)"))
+                    }
                     if name.lowercased() == "content-type" { hasContentType = true }
                     headers.append("\(name): \(v)")
                 }
