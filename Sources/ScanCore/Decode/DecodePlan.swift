@@ -137,7 +137,10 @@ public final class DecodePlan {
             }
             // A still image gets one more chance where something is left open (a dark photo,
             // nothing read, a QR code found but not decoded): see StillRetries.
-            if still, let retries, let (image, k) = full.map({ ($0, 1) }) ?? small, clock.allows("the retries", &info) {
+            // Not above 16 MP: the retries read the whole image in one call each (the tiles are
+            // the full-size pass's), which on a crafted image is what the tiles are there to avoid.
+            if still, let retries, let (image, k) = full.map({ ($0, 1) }) ?? small,
+               image.width * image.height * k * k <= Self.tiledAbove, clock.allows("the retries", &info) {
                 // EAN/UPC codes only zbar read (zxing-cpp found nothing) are a second opinion
                 // short: the retries run as if nothing was read, to confirm them or to disagree
                 // (see resolvingEANConflicts). Images over 2 MP retry for QR codes only.
@@ -157,7 +160,8 @@ public final class DecodePlan {
             symbols = Symbol.resolvingEANConflicts(symbols)
             // Blurred product codes the binarizing readers lost: the gray-level reader, where no
             // EAN/UPC code was read.
-            if still, let gray = list.grayLinear, clock.allows("the gray-level reader", &info), !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }) {
+            if still, let gray = list.grayLinear, !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }),
+               clock.allows("the gray-level reader", &info) {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
                 if let image = full {
                     let read = symbols.map(\.bbox)

@@ -131,10 +131,8 @@ public struct GrayLinear: Sendable {
             let theta = 0.5 * atan2(s2, c2)
             let dx = cos(theta), dy = sin(theta)
             var lo = Double.infinity, hi = -Double.infinity, nlo = Double.infinity, nhi = -Double.infinity
-            var sx = 0.0, sy = 0.0
             for i in members {
                 let x = (Double(i % bw) + 0.5) * Double(b), y = (Double(i / bw) + 0.5) * Double(b)
-                sx += x; sy += y
                 let a = x * dx + y * dy, n = -x * dy + y * dx
                 lo = min(lo, a); hi = max(hi, a); nlo = min(nlo, n); nhi = max(nhi, n)
             }
@@ -143,7 +141,6 @@ public struct GrayLinear: Sendable {
             // A code is longer across its bars than a block, and not a thin line of text.
             guard length >= 3 * Double(b), height >= 2 * Double(b) else { continue }
             let cx = along * dx - across * dy, cy = along * dy + across * dx
-            _ = (sx, sy)
             found.append(Candidate(cx: cx * Double(k), cy: cy * Double(k), dx: dx, dy: dy,
                                    halfLength: length / 2 * Double(k), halfHeight: height / 2 * Double(k)))
         }
@@ -221,7 +218,9 @@ public struct GrayLinear: Sendable {
         let w = image.width, h = image.height
         image.pixels.withUnsafeBufferPointer { p in
             func sample(_ x: Double, _ y: Double) -> Double {
-                guard x >= 0, y >= 0, x < Double(w - 1), y < Double(h - 1) else { return -1 }
+                // Outside the image: the nearest pixel inside (255 there would be a fake light
+                // quiet zone and a fake edge at the border).
+                let x = min(max(x, 0), Double(w - 1) - 1e-9), y = min(max(y, 0), Double(h - 1) - 1e-9)
                 let ix = Int(x), iy = Int(y), fx = x - Double(ix), fy = y - Double(iy)
                 let a = Double(p[iy * w + ix]), b = Double(p[iy * w + ix + 1])
                 let c = Double(p[(iy + 1) * w + ix]), d = Double(p[(iy + 1) * w + ix + 1])
