@@ -74,7 +74,7 @@ public final class DecodePlan {
     public func decode(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
         var held = 0
         defer { pixels.release(held) }
-        let clock = Clock(budget: timeBudget)
+        let clock = TimeBudget(budget: timeBudget)
         var info: FrameInfo
         var full: GrayImage?
         var data: Data?
@@ -96,20 +96,23 @@ public final class DecodePlan {
                 case .stdin: data = FileHandle.standardInput.readDataToEndOfFile()
                 case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
                 }
-                // Its size from the header, before anything is decoded (over --max-pixels: the
-                // loader refuses it below, holding nothing).
-                if let data, let size = ImageHeader.size(data), size.width * size.height <= loader.maxPixels {
-                    held = pixels.acquire(size.width * size.height)
-                }
+            }
+            // Its size from the header, read once, before anything is decoded (over --max-pixels:
+            // the loader refuses it below, holding nothing).
+            let header = data.flatMap(ImageHeader.size)
+            if let size = header, size.width * size.height <= loader.maxPixels {
+                held = pixels.acquire(size.width * size.height)
             }
             // The small pass: a JPEG file is decoded small from its DCT coefficients.
             var small: (image: GrayImage, k: Int)?
-            if let data, ImageFormat.sniff(data) == .jpeg, let k = jpegReduction(data) {
+            if let data, let size = header, ImageFormat.sniff(data) == .jpeg,
+               let k = pyramid.reduction(width: size.width, height: size.height) {
                 let image = try loader.decode(data, name: info.source, reduction: k)
                 small = (image, k)
                 info.warnings = image.warnings
-                info.width = image.width * k
-                info.height = image.height * k
+                // The header's size: libjpeg's scaled output is rounded up (ceil(w/k)).
+                info.width = size.width
+                info.height = size.height
             } else {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
                 if let image = full { info.warnings = image.warnings; info.width = image.width; info.height = image.height }
@@ -160,13 +163,16 @@ public final class DecodePlan {
             symbols = Symbol.resolvingEANConflicts(symbols)
             // Blurred product codes the binarizing readers lost: the gray-level reader, where no
             // EAN/UPC code was read.
+            // When the image was read small only, its small copy says first whether any region
+            // looks like a linear code not read yet (a QR photo then costs no full-size decode).
+            let readBoxes = symbols.map(\.bbox)
             if still, let gray = list.grayLinear, !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }),
+               full != nil || small.map({ gray.hasCandidates(in: $0.image, scale: $0.k, skipping: readBoxes) }) ?? true,
                clock.allows("the gray-level reader", &info) {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
                 if let image = full {
-                    let read = symbols.map(\.bbox)
                     symbols = Symbol.merged(symbols + image.decode(inside: region) { part in
-                        gray.decode(part, skipping: region == nil ? read : [], deadline: clock.deadline ?? .distantFuture)
+                        gray.decode(part, skipping: region == nil ? readBoxes : [], deadline: clock.deadline ?? .distantFuture)
                     })
                 }
             }
@@ -190,7 +196,6 @@ public final class DecodePlan {
         return decoded
     }
 
-
     /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and
     /// QR version): then smaller codes in the frame may have been too fine to read at that scale.
     public static func hasTinyModules(_ symbols: [Symbol], k: Int) -> Bool {
@@ -199,12 +204,6 @@ public final class DecodePlan {
             let modules = Double(17 + 4 * v)
             return Double(max(s.bbox.width, s.bbox.height)) / Double(k) / modules < 2.5
         }
-    }
-
-    /// The JPEG's reduction for its small pass, from its header (nil: small enough already).
-    private func jpegReduction(_ data: Data) -> Int? {
-        guard let (w, h) = JPEGHeader.size(data) else { return nil }
-        return pyramid.reduction(width: w, height: h)
     }
 
     /// Images over this many pixels are read at full size in tiles (with the time budget asked
@@ -216,7 +215,7 @@ public final class DecodePlan {
     static let tileSide = 2048, tileOverlap = 256
 
     /// The full-size pass: the whole image, or a large one tile by tile.
-    private func fullSize(_ image: GrayImage, info: inout FrameInfo, order: StillOrder, afterSmallPass: Bool, clock: Clock) -> [Symbol] {
+    private func fullSize(_ image: GrayImage, info: inout FrameInfo, order: StillOrder, afterSmallPass: Bool, clock: TimeBudget) -> [Symbol] {
         guard image.width * image.height > Self.tiledAbove, region == nil else {
             return run(on: image, info: info, order: order, afterSmallPass: afterSmallPass)
         }
@@ -263,8 +262,19 @@ public final class DecodePlan {
     }
 }
 
+/// How an image file (one chance per photo) goes through the fallback decoders.
+public enum StillOrder: Sendable, Equatable {
+    /// Every decoder on every image (`--effort thorough`).
+    case together
+    /// The fallback decoders where the main ones found nothing, or only codes the fallback ones
+    /// read as well and misread less often (zbar on EAN/UPC): `balanced`.
+    case recheck
+    /// The fallback decoders only where the main ones found nothing (`fast`, and video frames).
+    case fallback
+}
+
 /// One image's time budget: passes ask it before they start; the record says what was skipped.
-private final class Clock {
+private final class TimeBudget {
     let deadline: DispatchTime?
     let budget: TimeInterval?
     private var said = false

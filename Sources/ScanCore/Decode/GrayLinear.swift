@@ -59,12 +59,20 @@ public struct GrayLinear: Sendable {
         var symbols: [Symbol] = []
         for c in candidates(in: image) {
             if DispatchTime.now() >= deadline { break }
-            if done.contains(where: { Double($0.x) <= c.cx && c.cx <= Double($0.x + $0.width) && Double($0.y) <= c.cy && c.cy <= Double($0.y + $0.height) }) {
-                continue
-            }
+            if done.contains(where: { $0.holds(c.cx, c.cy) }) { continue }
             if let s = read(c, in: image) { symbols.append(s) }
         }
         return Symbol.merged(symbols)
+    }
+
+    /// Whether `image` (a copy at 1/`k` size) shows a candidate whose centre lies in none of
+    /// `done` (full-size boxes of codes read): worth decoding the full-size image for.
+    public func hasCandidates(in image: GrayImage, scale k: Int, skipping done: [Box]) -> Bool {
+        guard readsSomething, image.width >= 40, image.height >= 20 else { return false }
+        return candidates(in: image).contains { c in
+            let x = c.cx * Double(k), y = c.cy * Double(k)
+            return !done.contains { $0.holds(x, y) }
+        }
     }
 
     // MARK: Localization
@@ -632,5 +640,12 @@ public struct GrayLinear: Sendable {
         let unconstrained = scores.reduce(0) { $0 + ($1.max() ?? 0) }
         let text = (format == .ean13 ? String(first) : "") + digits.map(String.init).joined()
         return (text, bestValue, unconstrained, minimum)
+    }
+}
+
+extension Box {
+    /// Whether the point (x, y) lies in the box, edges included.
+    func holds(_ x: Double, _ y: Double) -> Bool {
+        Double(self.x) <= x && x <= Double(self.x + width) && Double(self.y) <= y && y <= Double(self.y + height)
     }
 }

@@ -17,17 +17,6 @@ public struct DecodedFrame: Sendable {
     public var bytes: Data?
 }
 
-/// How an image file (one chance per photo) goes through the fallback decoders.
-public enum StillOrder: Sendable, Equatable {
-    /// Every decoder on every image (`--effort thorough`).
-    case together
-    /// The fallback decoders where the main ones found nothing, or only codes the fallback ones
-    /// read as well and misread less often (zbar on EAN/UPC): `balanced`.
-    case recheck
-    /// The fallback decoders only where the main ones found nothing (`fast`, and video frames).
-    case fallback
-}
-
 /// Limits of a scanning session.
 public struct StreamLimits: Sendable, Equatable {
     public var maxFrames: Int?

@@ -40,13 +40,14 @@ public final class RecordWriter: RecordSink {
     public init(format: OutputFormat) { self.format = format }
 
     public func nothingFound(_ info: FrameInfo) {
-        emptySource = info.source
+        emptyFrame = (info.source, info.index)
         guard saysNothingFound, format != .ndjson else { return }
         Console.error("scanlua: \(info.source): no barcode or QR code found\n")
     }
 
-    /// The last frame in which nothing was found: its warnings have no symbol record to go in.
-    private var emptySource: String?
+    /// The last frame in which nothing was found (source and frame index: a stream's frames share
+    /// their source): its warnings have no symbol record to go in.
+    private var emptyFrame: (source: String, index: Int)?
 
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).
@@ -57,7 +58,7 @@ public final class RecordWriter: RecordSink {
     /// time budget, a repaired JPEG).
     public func warn(_ info: FrameInfo) {
         guard format != .ndjson else {
-            guard emptySource == info.source else { return }
+            guard let empty = emptyFrame, empty.source == info.source, empty.index == info.index else { return }
             var line = Array(JSON.object([("source", .string(info.source)), ("warnings", .array(info.warnings.map { .string($0) }))]).serialized.utf8)
             line.append(0x0A)
             Console.write(bytes: line)
