@@ -61,20 +61,30 @@ corpus-report:
 	$(SWIFT) build -c release $(STATIC)
 	scripts/corpus-report
 
-# The release binary, the shipped Lua library, the man page and bash/zsh/fish completions under
-# PREFIX (made by the binary itself from its help texts). CONFIG=debug installs the debug build.
+# The release binary, the runtime Lua library (default.lua, handlers, lib and the LuaLS types;
+# not the tests, fuzz cases or developer scripts), the README and docs/ under share/doc/scanlua,
+# the man page and bash/zsh/fish completions under PREFIX (made by the binary itself from its
+# help texts). Builds only the scanlua product. CONFIG=debug installs the debug build.
 PREFIX ?= /usr/local
 CONFIG ?= release
+DOCDIR = $(PREFIX)/share/doc/scanlua
+LUADIR = $(DESTDIR)$(PREFIX)/share/scanlua/scripts
 install:
 	scripts/install-deps build
-	$(SWIFT) build -c $(CONFIG) $(if $(filter release,$(CONFIG)),$(STATIC))
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/scanlua $(DESTDIR)$(PREFIX)/share/man/man1 \
+	$(SWIFT) build -c $(CONFIG) --product scanlua $(if $(filter release,$(CONFIG)),$(STATIC))
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
-	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(DOCDIR)/docs
 	install -m 755 .build/$(CONFIG)/scanlua $(DESTDIR)$(PREFIX)/bin/scanlua
-	rm -rf $(DESTDIR)$(PREFIX)/share/scanlua/scripts
-	cp -R scripts $(DESTDIR)$(PREFIX)/share/scanlua/scripts
-	.build/$(CONFIG)/scanlua manpage > $(DESTDIR)$(PREFIX)/share/man/man1/scanlua.1
+	rm -rf $(LUADIR)
+	install -d $(LUADIR)/handlers $(LUADIR)/lib $(LUADIR)/types
+	install -m 644 scripts/default.lua $(LUADIR)/
+	install -m 644 $(filter-out %_test.lua scripts/handlers/fuzz_%,$(wildcard scripts/handlers/*.lua)) $(LUADIR)/handlers/
+	install -m 644 $(filter-out %_test.lua,$(wildcard scripts/lib/*.lua)) $(LUADIR)/lib/
+	install -m 644 scripts/types/*.lua $(LUADIR)/types/
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
+	SCANLUA_DOC_DIR=$(DOCDIR) .build/$(CONFIG)/scanlua manpage > $(DESTDIR)$(PREFIX)/share/man/man1/scanlua.1
 	.build/$(CONFIG)/scanlua completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scanlua
 	.build/$(CONFIG)/scanlua completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_scanlua
 	.build/$(CONFIG)/scanlua completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/scanlua.fish

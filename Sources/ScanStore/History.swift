@@ -64,6 +64,12 @@ public struct History {
         }
     }
 
+    /// The payload types present, sorted (what `export --type` can match).
+    public func types() throws(StoreError) -> [String] {
+        try database.query("SELECT DISTINCT payload_type FROM scanlua_history ORDER BY payload_type", positional: [], named: [:], limit: .host)
+            .compactMap { row in row.first { $0.0 == "payload_type" }.flatMap { if case .text(let t) = $0.1 { return t }; return nil } }
+    }
+
     /// Rows in time order, from `since` (an ISO 8601 prefix such as `2026-12-01` or
     /// `2026-12-01T10:00:00Z`) and of one payload type when given, handed over a page at a time.
     public func rows(since: String?, type: String?, page: Int = 5000, _ body: ([Row]) -> Void) throws(StoreError) {

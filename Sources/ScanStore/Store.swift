@@ -34,7 +34,6 @@ public final class Store {
     /// The connection, opened (and its directory created, and its own tables set up) on first use.
     public func db() throws(StoreError) -> any StoreConnection {
         if let database { return database }
-        let isServer = path.hasPrefix("postgresql://") || path.hasPrefix("postgres://")
         let dir = (path as NSString).deletingLastPathComponent
         if !isServer && !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         let d = try openStoreConnection(path, sandboxed: sandboxed)
@@ -54,6 +53,18 @@ public final class Store {
     }
 
     public var isOpen: Bool { database != nil }
+
+    /// Whether the store is a PostgreSQL server (a URL), not an SQLite file.
+    public var isServer: Bool { path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") }
+
+    /// The connection for a command that only reads or tends what sessions wrote (export,
+    /// outbox): a database file that does not exist is refused, not created empty.
+    public func existing() throws(StoreError) -> any StoreConnection {
+        if !isServer && database == nil && !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(code: 14, message: "no such database (sessions create it: scan or watch with --db \(path))", sql: nil)
+        }
+        return try db()
+    }
 
     /// Events start running: from now on, each event's store calls are one transaction.
     public func beginEvents() { eventsRunning = true }

@@ -74,7 +74,7 @@ struct ArgumentList {
         var values = OptionValues()
         let accepted = names.map(Option.named)
         while !untilPositional || nextIsOption, let flag = nextOption() {
-            guard let option = accepted.first(where: { $0.flag == flag }) else { throw UsageError("unknown option '\(flag)'") }
+            guard let option = accepted.first(where: { $0.flag == flag || $0.short == flag }) else { throw UsageError("unknown option '\(flag)'") }
             if option.kind == .flag {
                 try noValue(for: flag)
                 values[option.name] = .bool(!option.negated)

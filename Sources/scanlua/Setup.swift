@@ -31,7 +31,9 @@ func makeSession(_ o: OptionValues, engine: ScriptEngine, defaults: OptionValues
     if format == .text { engine.enableSummaries() }
     do {
         let settings = try SessionSettings.resolve(o, config: engine.configOptions, defaults: defaults)
-        return ScanSession(settings: settings, engine: engine, sink: RecordWriter(format: format))
+        let writer = RecordWriter(format: format)
+        writer.writesEmptyRecords = settings.emptyRecords
+        return ScanSession(settings: settings, engine: engine, sink: writer)
     } catch {
         throw UsageError(error.message)
     }

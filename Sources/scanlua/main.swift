@@ -77,7 +77,9 @@ let overview = """
 
 Signals.install()
 let status = main(Array(CommandLine.arguments.dropFirst()))
+if Console.readerGone { exit(128 + SIGPIPE) }
 if let error = Console.flush() {
+    if Console.readerGone { exit(128 + SIGPIPE) }  // `| head` had what it wanted: quiet, as Unix tools end
     Console.error("scanlua: cannot write output: \(error)\n")
     exit(ExitStatus.failure)
 }

@@ -98,8 +98,8 @@ final class SessionTests: PipelineTestCase {
         XCTAssertEqual(sink.brief, [Fixtures.qr, "error:not an image: no JPEG, PNG or PNM signature",
                                     "error:cannot read file: No such file or directory", Fixtures.ean13])
         XCTAssertEqual(sink.records.map(\.info.source), paths)
-        XCTAssertEqual(sink.records[1].json.serialized, #"{"source":"\#(garbage)","error":"not an image: no JPEG, PNG or PNM signature"}"#)
-        XCTAssertEqual(sink.records[2].json.serialized, #"{"source":"\#(missing)","error":"cannot read file: No such file or directory"}"#)
+        XCTAssertEqual(sink.records[1].json.serialized, #"{"source":"\#(garbage)","frame":0,"error":"not an image: no JPEG, PNG or PNM signature"}"#)
+        XCTAssertEqual(sink.records[2].json.serialized, #"{"source":"\#(missing)","frame":0,"error":"cannot read file: No such file or directory"}"#)
         XCTAssertEqual(report.failedInputs, 2)
         XCTAssertEqual(report.frames, 2)
         XCTAssertEqual(report.accepted, 2)
@@ -146,7 +146,7 @@ final class SessionTests: PipelineTestCase {
         guard case .string(let traceback)? = r.errors.first?["traceback"] else { return XCTFail("no traceback: \(r.errors)") }
         XCTAssertTrue(traceback.hasPrefix("stack traceback:"), traceback)
         let json = r.json.serialized
-        XCTAssertTrue(json.hasPrefix(#"{"source":"mem","symbology":"qrcode","text":"https://example.com/scanlua","charset":"utf-8","bytes":"aHR0cHM6Ly9leGFtcGxlLmNvbS9zY2FubHVh","points":["#), json)
+        XCTAssertTrue(json.hasPrefix(#"{"source":"mem","frame":0,"symbology":"qrcode","text":"https://example.com/scanlua","charset":"utf-8","bytes":"aHR0cHM6Ly9leGFtcGxlLmNvbS9zY2FubHVh","points":["#), json)
         XCTAssertTrue(json.contains(#","payload":{"type":"fine","text":"https://example.com/scanlua"},"errors":[{"#), json)
     }
 
@@ -225,7 +225,7 @@ final class SessionTests: PipelineTestCase {
         XCTAssertEqual(sink.brief, ["lines:x", sizes[0], Fixtures.qr, "lines:x", sizes[1], Fixtures.ean13, "lines:x", sizes[2]])
         XCTAssertEqual(sink.records.map(\.info.index), [0, 0, 1, 1, 1, 2, 2, 2])
         let lines = sink.records[0]
-        XCTAssertTrue(lines.json.serialized.hasPrefix(#"{"source":"mem","symbology":"lines","text":"x","charset":"utf-8","bytes":"eA==","#),
+        XCTAssertTrue(lines.json.serialized.hasPrefix(#"{"source":"mem","frame":0,"symbology":"lines","text":"x","charset":"utf-8","bytes":"eA==","#),
                       lines.json.serialized)
         XCTAssertEqual(lines.payload?.serialized, #"{"type":"echo","frame":0,"text":"x"}"#)
         XCTAssertEqual(report.frames, 3)

@@ -112,7 +112,7 @@ final class HostileInputCommandTests: XCTestCase {
         XCTAssertEqual(records.count, 3, r.stdout)
         guard records.count == 3 else { return }
         XCTAssertEqual(records[0]["source"] as? String, stream)
-        XCTAssertNil(records[0]["frame"], "frame 0 has no frame key")
+        XCTAssertEqual(records[0]["frame"] as? Int, 0, "every record has its frame, 0 too")
         XCTAssertEqual(records[0]["text"] as? String, "https://example.com/scanlua")
         XCTAssertEqual(records[1]["source"] as? String, "\(stream)#1")
         XCTAssertEqual(records[1]["error"] as? String, "corrupt JPEG: Huffman table 0x03 was not defined")
@@ -185,5 +185,11 @@ final class HostileInputCommandTests: XCTestCase {
         XCTAssertEqual(warnings.count, 1, r.stdout)
         XCTAssertTrue(warnings.first?.hasPrefix("time budget of 2 s per image spent: ") == true, r.stdout)
         XCTAssertTrue(warnings.first?.hasSuffix("skipped (--time-budget)") == true, r.stdout)
+        // A region in pixels (no small pass then) is read in tiles too, within the budget.
+        let roiStart = Date()
+        let roi = try CLI.run(["scan", "--no-default-scripts", "--roi", "0,0,5000,5000", grid])
+        XCTAssertLessThan(Date().timeIntervalSince(roiStart), 30, "--roi is tiled and bounded as well")
+        XCTAssertEqual(roi.status, 4, roi.stderr)
+        XCTAssertTrue((roi.records.first?["warnings"] as? [String])?.first?.hasPrefix("time budget of 2 s per image spent: ") == true, roi.stdout)
     }
 }

@@ -28,62 +28,86 @@ final class ImageSinkTests: XCTestCase {
         return n
     }
 
-    func testAnnotatedCopiesKeepTheSizeAndOutlineAndLabelEveryCode() throws {
-        let photo = CLI.packageRoot.appendingPathComponent("examples/images/einvoice-pair.jpg").path
-        let ean = CLI.fixture("ean13.png"), blank = CLI.fixture("blank.png")
-        let r = try CLI.run(["scan", "--no-default-scripts", "--annotate", dir.path, photo, ean, blank])
-        XCTAssertEqual(r.status, 4, "blank.png has nothing: the exit status is the same as without --annotate")
-        let plain = try CLI.run(["scan", "--no-default-scripts", photo, ean, blank])
-        XCTAssertEqual(r.stdout, plain.stdout, "the records do not change")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
-                       ["blank-annotated.png", "ean13-annotated.png", "einvoice-pair-annotated.jpg"])
+    /// Pixels of the no-code mark's red inside a box.
+    private func redPixels(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) -> Int {
+        var n = 0
+        for yy in max(0, y)..<min(image.height, y + height) {
+            for xx in max(0, x)..<min(image.width, x + width) {
+                let c = image[xx, yy]
+                if c.r > 180 && c.g < 90 && c.b < 90 { n += 1 }
+            }
+        }
+        return n
+    }
 
-        for (input, output, isJPEG) in [(photo, "einvoice-pair-annotated.jpg", true), (ean, "ean13-annotated.png", false),
-                                        (blank, "blank-annotated.png", false)] {
-            let copy = dir.appendingPathComponent(output).path
+    /// Issue 24 item 4: copies mirror the inputs' folders (two image001s in lots/ and glare/ stay
+    /// apart), each record names its copy, and a photo with nothing read is marked as such.
+    func testAnnotatedCopiesMirrorTheFoldersOutlineEveryCodeAndMarkEmptyPhotos() throws {
+        let fm = FileManager.default
+        let inputs = dir.appendingPathComponent("photos"), out = dir.appendingPathComponent("out")
+        for sub in ["lots", "glare"] { try fm.createDirectory(at: inputs.appendingPathComponent(sub), withIntermediateDirectories: true) }
+        let photo = inputs.appendingPathComponent("lots/image001.jpg").path
+        let ean = inputs.appendingPathComponent("glare/image001.png").path
+        let blank = inputs.appendingPathComponent("blank.png").path
+        try fm.copyItem(atPath: CLI.packageRoot.appendingPathComponent("examples/images/einvoice-pair.jpg").path, toPath: photo)
+        try fm.copyItem(atPath: CLI.fixture("ean13.png"), toPath: ean)
+        try fm.copyItem(atPath: CLI.fixture("blank.png"), toPath: blank)
+        let r = try CLI.run(["scan", "--no-default-scripts", "--annotate", out.path, inputs.path])
+        XCTAssertEqual(r.status, 4, "blank.png has nothing: the exit status is the same as without --annotate")
+        let copies = ["lots/image001.jpg", "glare/image001.png", "blank.png"]
+        XCTAssertEqual(Set(try fm.subpathsOfDirectory(atPath: out.path).filter { $0.contains(".") }), Set(copies))
+        // The records are those of a scan without --annotate, each with its copy.
+        let plain = try CLI.run(["scan", "--no-default-scripts", inputs.path])
+        XCTAssertEqual(r.stdout.replacingOccurrences(of: #","annotated":"[^"]*""#, with: "", options: .regularExpression), plain.stdout)
+        XCTAssertEqual(r.records.map { $0["annotated"] as? String ?? "-" },
+                       [out.appendingPathComponent("glare/image001.png").path] + Array(repeating: out.appendingPathComponent("lots/image001.jpg").path, count: 2))
+
+        for (input, output, isJPEG) in [(photo, copies[0], true), (ean, copies[1], false), (blank, copies[2], false)] {
+            let copy = out.appendingPathComponent(output).path
             let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
             XCTAssertEqual(ImageFormat.sniff(bytes), isJPEG ? .jpeg : .png, output)
             let a = try picture(copy), b = try picture(input)
             XCTAssertEqual([a.width, a.height], [b.width, b.height], "\(output) has the input's size")
         }
         // Each code: green on its outline (just outside its corners) and a label above it; the input had none.
-        let records = r.records.filter { $0["symbology"] != nil }
-        XCTAssertEqual(records.count, 3)
-        for record in records {
-            let source = record["source"] as! String
-            let name = ((source as NSString).lastPathComponent as NSString).deletingPathExtension + "-annotated."
-                + (source.hasSuffix(".jpg") ? "jpg" : "png")
-            let copy = try picture(dir.appendingPathComponent(name).path)
-            let original = try picture(source)
+        for record in r.records {
+            let copy = try picture(record["annotated"] as! String)
+            let original = try picture(record["source"] as! String)
             let box = record["bbox"] as! [String: Int]
             let (x, y, w, h) = (box["x"]!, box["y"]!, box["width"]!, box["height"]!)
             XCTAssertGreaterThan(greenPixels(copy, x: x - 8, y: y - 8, width: w + 16, height: h + 16), 2 * (w + h),
                                  "an outline around \(record["text"]!)")
             XCTAssertEqual(greenPixels(original, x: x - 8, y: y - 8, width: w + 16, height: h + 16), 0)
             XCTAssertGreaterThan(greenPixels(copy, x: x - 8, y: y - 30, width: min(w, 100), height: 30), 300, "a label above \(record["text"]!)")
+            XCTAssertEqual(redPixels(copy, x: 0, y: 0, width: copy.width, height: copy.height), 0, "no no-code mark where codes were read")
         }
-        let nothing = try picture(dir.appendingPathComponent("blank-annotated.png").path)
-        XCTAssertEqual(greenPixels(nothing, x: 0, y: 0, width: nothing.width, height: nothing.height), 0, "nothing drawn where nothing was found")
+        let nothing = try picture(out.appendingPathComponent("blank.png").path)
+        XCTAssertEqual(greenPixels(nothing, x: 0, y: 0, width: nothing.width, height: nothing.height), 0, "no outline where nothing was found")
+        XCTAssertGreaterThan(redPixels(nothing, x: 0, y: 0, width: nothing.width, height: 2), nothing.width, "a red frame says nothing was read")
+        XCTAssertGreaterThan(redPixels(nothing, x: 0, y: nothing.height - 2, width: nothing.width, height: 2), nothing.width)
     }
 
     func testAnnotatedCopiesNeverReplaceAnInputOrEachOther() throws {
         let fm = FileManager.default
         try fm.createDirectory(at: dir.appendingPathComponent("a"), withIntermediateDirectories: true)
         try fm.createDirectory(at: dir.appendingPathComponent("b"), withIntermediateDirectories: true)
-        // Two inputs named code.png, and a third input whose name is what the first copy would be called.
+        // The copies would be the inputs themselves: a/code.png, b/code.png, and a/code-2.png, the
+        // name the first copy takes instead.
         let a = dir.appendingPathComponent("a/code.png").path, b = dir.appendingPathComponent("b/code.png").path
-        let c = dir.appendingPathComponent("a/code-annotated.png").path
+        let c = dir.appendingPathComponent("a/code-2.png").path
         try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: a)
         try fm.copyItem(atPath: CLI.fixture("ean8.png"), toPath: b)
         try fm.copyItem(atPath: CLI.fixture("code128.png"), toPath: c)
-        let before = try [a, c].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-        // The copies go next to the inputs in a/.
-        let r = try CLI.run(["scan", "--no-default-scripts", "--annotate", dir.appendingPathComponent("a").path, a, b, c])
+        let before = try [a, b, c].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let r = try CLI.run(["scan", "--no-default-scripts", "--annotate", dir.path, a, b, c])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try [a, c].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, before, "the inputs are untouched")
+        XCTAssertEqual(try [a, b, c].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }, before, "the inputs are untouched")
         XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir.appendingPathComponent("a").path).sorted(),
-                       ["code-annotated-2.png", "code-annotated-3.png", "code-annotated-annotated.png", "code-annotated.png", "code.png"])
-        XCTAssertEqual(try picture(dir.appendingPathComponent("a/code-annotated-3.png").path).width, try picture(b).width, "b's copy")
+                       ["code-2-2.png", "code-2.png", "code-3.png", "code.png"])
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir.appendingPathComponent("b").path).sorted(), ["code-2.png", "code.png"])
+        XCTAssertEqual(r.records.map { ($0["annotated"] as? String ?? "").replacingOccurrences(of: dir.path + "/", with: "") },
+                       ["a/code-3.png", "b/code-2.png", "a/code-2-2.png"])
+        XCTAssertEqual(try picture(dir.appendingPathComponent("b/code-2.png").path).width, try picture(b).width, "b's copy")
     }
 
     /// A JPEG on stdin stays a color JPEG; an --annotate directory inside a scanned one is not
@@ -93,8 +117,8 @@ final class ImageSinkTests: XCTestCase {
         let out = dir.appendingPathComponent("out")
         let r = try CLI.run(["scan", "--no-default-scripts", "--annotate", out.path, "-"], stdin: try Data(contentsOf: photo))
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["stdin-annotated.jpg"])
-        let copy = try picture(out.appendingPathComponent("stdin-annotated.jpg").path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path), ["stdin.jpg"])
+        let copy = try picture(out.appendingPathComponent("stdin.jpg").path)
         XCTAssertEqual([copy.width, copy.height], [616, 413])
 
         let inputs = dir.appendingPathComponent("inputs")
@@ -105,7 +129,7 @@ final class ImageSinkTests: XCTestCase {
             let again = try CLI.run(["scan", "--no-default-scripts", "--annotate", inner, inputs.path])
             XCTAssertEqual(again.status, 0, "run \(run): \(again.stderr)")
             XCTAssertEqual(again.records.count, 1, "run \(run): only the input")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inner), ["qrcode-annotated.png"], "run \(run)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: inner), ["qrcode.png"], "run \(run)")
         }
     }
 

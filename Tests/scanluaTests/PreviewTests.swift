@@ -70,8 +70,9 @@ final class PreviewTests: XCTestCase {
         try startWatch([CLI.fixture("stream-10fps.y4m")], until: "the source ended")
         let shot = tmp.appendingPathComponent("page.png").path
         let state = json(try client(["page", base + "/", "--codes", "3", "--screenshot", shot]).last ?? "")
-        let codes = (state["codes"] as? [[String: Any]] ?? []).map { "\($0["symbology"]!) \($0["text"]!) \($0["payload"]!)" }
-        XCTAssertEqual(codes, ["qrcode code-A raw", "qrcode code-B raw", "qrcode code-A raw"], "newest first, as the DOM lists them")
+        let codes = (state["codes"] as? [[String: Any]] ?? []).map { "\($0["symbology"]!) \($0["text"]!) \($0["payload"]!) x\($0["count"]!)" }
+        XCTAssertEqual(codes, ["qrcode code-A raw x2", "qrcode code-B raw x1"],
+                       "newest first, as the DOM lists them; code-A accepted again counts up on its line (issue 24 item 5)")
         XCTAssertEqual(state["frames"] as? String, "15")
         XCTAssertEqual(state["accepted"] as? String, "3")
         XCTAssertEqual(state["dropped"] as? String, "0")
@@ -80,6 +81,7 @@ final class PreviewTests: XCTestCase {
         XCTAssertEqual(state["torch_hidden"] as? Bool, true, "a y4m file has no torch: no switch")
         XCTAssertEqual(state["frame_shown"] as? Bool, true)
         XCTAssertEqual(state["frame_size"] as? [Int], [240, 180], "the frame at its own size")
+        XCTAssertEqual(state["waiting_display"] as? String, "none", "no 'waiting for the first frame' beside it")
         // The screenshot: the page at 1200 pixels wide with the frame and its amber box (code-A, read
         // again in the last frame: a duplicate) and the list's green bars.
         let picture = try ImageLoader().decodeColor(Data(contentsOf: URL(fileURLWithPath: shot)), name: shot)
@@ -93,6 +95,33 @@ final class PreviewTests: XCTestCase {
         let (status, records) = stopWatch()
         XCTAssertEqual(status, 0, stderr)
         XCTAssertEqual(records.count, 3)
+    }
+
+    /// Issue 24 item 5: a one-shot `chromium --headless --screenshot` shows the latest frame (the
+    /// page comes with it, and its load event waits for the image); before the first frame the
+    /// page shows the waiting line and no empty black box.
+    func testAPageBeforeTheFirstFrameShowsNoEmptyBox() throws {
+        let inbox = tmp.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try startWatch(["--no-default-scripts", inbox.path], until: "preview at")
+        let empty = json(try client(["page", base + "/", "--codes", "0", "--no-frame"]).last ?? "")
+        XCTAssertEqual(empty["frame_display"] as? String, "none", "the hidden box stays hidden")
+        XCTAssertEqual(empty["waiting_display"] as? String, "block")
+        _ = stopWatch()
+    }
+
+    func testAOneShotScreenshotShowsTheFrame() throws {
+        try startWatch([CLI.fixture("stream-10fps.y4m")], until: "the source ended")
+        let shot = tmp.appendingPathComponent("shot.png").path
+        _ = try client(["shot", base + "/", "--out", shot])
+        let picture = try ImageLoader().decodeColor(Data(contentsOf: URL(fileURLWithPath: shot)), name: shot)
+        var amber = 0
+        for y in 0..<picture.height { for x in 0..<picture.width {
+            let c = picture[x, y]
+            if c.r > 220 && c.g > 150 && c.g < 230 && c.b < 60 { amber += 1 }
+        } }
+        XCTAssertGreaterThan(amber, 500, "the frame, with its box and label, is in the one-shot screenshot")
+        _ = stopWatch()
     }
 
     /// /events sends each record as the NDJSON line (the page replays the last 50 to a late

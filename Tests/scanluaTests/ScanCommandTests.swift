@@ -62,16 +62,51 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["scan", "--bogus", "x.png"]).status, 2)
     }
 
-    /// As zbarimg does, text mode says which image had nothing; NDJSON stays quiet (exit 4 says it).
+    /// As zbarimg does, text mode says which image had nothing, and with several inputs each
+    /// code's line names its file (as grep does); NDJSON stays quiet (exit 4 says it) unless
+    /// --empty-records asks for a record. A scan of several inputs ends with a summary, unless -q.
     func testTextModeSaysWhenNothingWasFound() throws {
-        let blank = CLI.fixture("blank.png")
-        let text = try CLI.run(["scan", "--format", "text", blank, CLI.fixture("qrcode.png")])
+        let blank = CLI.fixture("blank.png"), qr = CLI.fixture("qrcode.png")
+        let text = try CLI.run(["scan", "-q", "--format", "text", blank, qr])
         XCTAssertEqual(text.status, 4)
         XCTAssertEqual(text.stderr, "scanlua: \(blank): no barcode or QR code found\n")
-        XCTAssertEqual(text.stdout, "QR-Code:https://example.com/scanlua\n  https://example.com/scanlua\n")
+        XCTAssertEqual(text.stdout, "\(qr): QR-Code:https://example.com/scanlua\n  https://example.com/scanlua\n")
+        let one = try CLI.run(["scan", "--format", "text", qr])
+        XCTAssertEqual(one.stdout, "QR-Code:https://example.com/scanlua\n  https://example.com/scanlua\n", "one input: no name")
+        XCTAssertEqual(one.stderr, "", "one input: no summary")
         let nd = try CLI.run(["scan", blank])
         XCTAssertEqual(nd.status, 4)
         XCTAssertEqual(nd.stderr, "")
+    }
+
+    /// Issue 24 item 2: with --empty-records every input is one line or more (codes, images with
+    /// none, unreadable files), and the summary's counts are those lines by kind.
+    func testEveryInputIsAccountedFor() throws {
+        let blank = CLI.fixture("blank.png"), bad = CLI.fixture("truncated.png")
+        let inputs = [CLI.fixture("several.png"), blank, CLI.fixture("qrcode.png"), bad]
+        let r = try CLI.run(["scan", "--no-default-scripts", "--empty-records"] + inputs)
+        XCTAssertEqual(r.status, 1, "an unreadable input")
+        let records = r.records
+        XCTAssertEqual(Set(records.map { $0["source"] as! String }), Set(inputs), "each input has its line")
+        XCTAssertTrue(records.allSatisfy { $0["frame"] as? Int == 0 }, "every record has its frame")
+        let empty = records.filter { $0["symbols"] != nil }
+        XCTAssertEqual(empty.map { $0["source"] as! String }, [blank])
+        XCTAssertEqual(empty.first?["symbols"] as? Int, 0)
+        let codes = records.filter { $0["symbology"] != nil }.count, errors = records.filter { $0["error"] != nil }.count
+        XCTAssertEqual(errors, 1)
+        let summary = try XCTUnwrap(r.stderr.split(separator: "\n").last.map(String.init))
+        XCTAssertTrue(summary.hasPrefix("scanlua: scanned 4 images in "), summary)
+        XCTAssertTrue(summary.hasSuffix(": \(codes) codes, 1 image without a code, 1 unreadable input"), summary)
+        // The same from the config, and the text format's line on stderr.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.lua").path
+        try #"require("scan").options { empty_records = true }"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let fromConfig = try CLI.run(["scan", "-q", "--no-default-scripts", "--config", config, blank])
+        XCTAssertEqual(fromConfig.stdout, #"{"source":"\#(blank)","frame":0,"symbols":0}"# + "\n")
+        XCTAssertEqual(fromConfig.stderr, "")
+        XCTAssertEqual(fromConfig.status, 4)
     }
 
     func testARegionOutsideTheImageIsAnErrorNamingItsSize() throws {
@@ -115,13 +150,14 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(raw.stdout, "**口罩:1:210:牛奶:1:25\n4719512002889\n")
         let text = try CLI.run(["scan", "--format", "text", CLI.fixture("qrcode.png"), CLI.fixture("ean13.png"), CLI.fixture("truncated.jpg")])
         XCTAssertEqual(text.stdout, """
-            QR-Code:https://example.com/scanlua
+            \(CLI.fixture("qrcode.png")): QR-Code:https://example.com/scanlua
               https://example.com/scanlua
-            EAN-13:4719512002889
+            \(CLI.fixture("ean13.png")): EAN-13:4719512002889
               GTIN 04719512002889, from the GS1 TW range
 
             """)
-        XCTAssertEqual(text.stderr, "scanlua: \(CLI.fixture("truncated.jpg")): corrupt JPEG: premature end of JPEG data (file truncated)\n")
+        XCTAssertTrue(text.stderr.hasPrefix("scanlua: \(CLI.fixture("truncated.jpg")): corrupt JPEG: premature end of JPEG data (file truncated)\n"),
+                      text.stderr)
         XCTAssertEqual(text.status, 1)
         XCTAssertEqual(try CLI.run(["scan", "--format=text", "--no-default-scripts", CLI.fixture("qrcode.png")]).stdout,
                        "QR-Code:https://example.com/scanlua\n")

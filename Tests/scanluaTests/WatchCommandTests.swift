@@ -123,6 +123,76 @@ final class WatchCommandTests: XCTestCase {
                                        "new.png=https://example.com/scanlua"])
     }
 
+    /// Issue 24 item 1: a watched folder waits for a whole file and scans each content once, and
+    /// the same bytes scanned again are the same delivery. A writer that closes and reopens the
+    /// file per chunk, a touch, a copy moved over the file with the same bytes, then new bytes
+    /// moved over it, then a restarted watch: two records, two requests at a real webhook.
+    func testAWatchedFolderScansWholeFilesOncePerContentAndDeliversOnce() throws {
+        let fm = FileManager.default
+        let dir = fm.temporaryDirectory.appendingPathComponent("scanlua-settle-\(UUID().uuidString)")
+        let inbox = dir.appendingPathComponent("inbox")
+        try fm.createDirectory(at: inbox, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: dir) }
+        let webhook = try TestServer.webhook(in: dir)
+        defer { webhook.stop() }
+        let rule = dir.appendingPathComponent("post.lua").path
+        try """
+            require("scan").rule { name = "post", run = function(p, ctx)
+              return { type = "http", url = "http://127.0.0.1:\(webhook.port)/hook", body = { text = ctx.event.text } }
+            end }
+            """.write(toFile: rule, atomically: true, encoding: .utf8)
+        let args = ["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--settle", "0.6", "--script", rule,
+                    "--db", dir.appendingPathComponent("store.db").path, "--network", "127.0.0.1:\(webhook.port)"]
+        func start(_ seconds: Int) throws -> (Process, Pipe) {
+            let p = Process()
+            p.executableURL = CLI.binary
+            p.arguments = args + ["--timeout", String(seconds), inbox.path]
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = Pipe()
+            try p.run()
+            return (p, out)
+        }
+        func records(_ out: Pipe) -> [String] {
+            String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").compactMap {
+                guard let r = try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] else { return nil }
+                let action = (r["actions"] as? [[String: Any]])?.first
+                return "\(r["text"] as? String ?? r["error"] as? String ?? "?") \(action?["status"] as? String ?? "-")"
+                    + ((action?["note"] as? String).map { " (\($0))" } ?? "")
+            }
+        }
+        let (first, out) = try start(9)
+        Thread.sleep(forTimeInterval: 1)
+        // The chunked writer: 200-byte pieces 50 ms apart, each written by its own open and close.
+        let target = inbox.appendingPathComponent("a.png")
+        let ean = try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("ean13.png")))
+        fm.createFile(atPath: target.path, contents: nil)
+        for start in stride(from: 0, to: ean.count, by: 200) {
+            let h = try FileHandle(forWritingTo: target)
+            try h.seekToEnd()
+            try h.write(contentsOf: ean[start..<min(ean.count, start + 200)])
+            try h.close()
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertEqual(spawnAndWait(["/usr/bin/touch", target.path]), 0)
+        Thread.sleep(forTimeInterval: 1)
+        let staged = inbox.appendingPathComponent("staged.png")
+        XCTAssertEqual(spawnAndWait(["/bin/cp", target.path, staged.path]), 0)
+        XCTAssertEqual(spawnAndWait(["/bin/mv", staged.path, target.path]), 0)
+        Thread.sleep(forTimeInterval: 1.2)
+        XCTAssertEqual(spawnAndWait(["/bin/cp", CLI.fixture("qrcode.png"), staged.path]), 0)
+        XCTAssertEqual(spawnAndWait(["/bin/mv", staged.path, target.path]), 0)
+        first.waitUntilExit()
+        XCTAssertEqual(records(out), ["4719512002889 done", "https://example.com/scanlua done"])
+        // A restarted watch scans what is there again: the same bytes, the same delivery.
+        let (second, again) = try start(3)
+        second.waitUntilExit()
+        XCTAssertEqual(records(again), ["https://example.com/scanlua done (delivered before)"])
+        let posted = webhook.requests.compactMap { (($0["body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])?["text"] as? String }
+        XCTAssertEqual(posted, ["4719512002889", "https://example.com/scanlua"])
+    }
+
     /// A consume folder as users know it: what is there at the start is scanned first, then new
     /// files in it and in every folder below it, folders made while watching included.
     func testWatchedFolderScansWhatIsThereAndItsSubfolders() throws {

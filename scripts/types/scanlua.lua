@@ -76,6 +76,7 @@
 ---Settings a config gives with scan.options (the command line wins over them).
 ---@class scanlua.Options
 -- BEGIN options (from Option.registry; DocsDriftTests checks it)
+---@field empty_records boolean?         A record for each image in which nothing was read too, so every input is accounted for: {"source":...,"frame":0,"symbols":0} (text: a line on stderr).
 ---@field decoders (string|string[])?    Comma-separated decoders: zbar, zxing, gray (default all; one record per code either way). gray reads blurred EAN/UPC codes in image files the others left unread.
 ---@field effort ("fast"|"balanced"|"thorough")? fast, balanced (default) or thorough: zxing-cpp's retries (rotations, inversions, binarizers), the scale pyramid, the retries of dark or unread photos, and where zbar runs (see README).
 ---@field roi string?                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
@@ -88,6 +89,7 @@
 ---@field max_fps number?                Read at most F frames per second.
 ---@field timeout number?                Stop after this many seconds.
 ---@field beep boolean?                  Ring the terminal bell for each accepted code.
+---@field settle number?                 A watched folder: scan a file once it has not changed for SECONDS (default 1), so a file still being written is not read early.
 ---@field default_scripts boolean?       Do not load the shipped handler library (scripts/default.lua).
 ---@field trust boolean?                 Give scripts the full Lua standard library instead of the sandbox.
 ---@field instruction_limit integer?     Instructions per handler call (default 10000000; 0 = unlimited).

@@ -2,6 +2,9 @@
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
     case output, decoding, session, stream, preview, scripts, simulate, bench, run, trust, outbox, export, batch, queue
+
+    /// Its name in usage lines and help headings (`[script options]`, `SCRIPT OPTIONS:`).
+    public var title: String { self == .scripts ? "script" : rawValue }
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -42,6 +45,8 @@ public struct Option: Sendable {
     public let configHelp: String?
     /// Comma-separated names on the command line, which a config may give as a list of strings.
     public let namesList: Bool
+    /// A one-letter spelling (`-q`), if it has one.
+    public let short: String?
     /// Its section of the registry.
     public private(set) var group: OptionGroup = .output
 
@@ -60,8 +65,9 @@ public struct Option: Sendable {
     public var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
 
     init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
-         scale: Int = 1, names: Bool = false, configHelp: String? = nil, _ help: String) {
+         scale: Int = 1, names: Bool = false, configHelp: String? = nil, short: String? = nil, _ help: String) {
         self.name = name
+        self.short = short
         self.namesList = names
         self.flag = flag
         self.kind = kind
@@ -82,14 +88,53 @@ public struct Option: Sendable {
         }
     }
 
-    /// The `--help` line(s): flag and placeholder, then the help text in a column.
+    /// Where help texts start, and how wide help is (every line of `scanlua help`, its notes too).
+    public static let helpColumn = 26, helpWidth = 100
+
+    /// The `--help` line(s): flag and placeholder, then the help text in a column, wrapped at
+    /// ``helpWidth``. A flag too wide for its column (two spaces at least before the text) gets
+    /// a line of its own.
     public var helpLine: String {
-        let head = "  " + flag + (metavar.isEmpty ? "" : " " + metavar)
-        let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
-        var out = head.count <= 26 ? head.padding(toLength: 26, withPad: " ", startingAt: 0) + lines[0]
-                                   : head + "\n" + String(repeating: " ", count: 26) + lines[0]
-        for line in lines.dropFirst() { out += "\n" + String(repeating: " ", count: 26) + line }
+        let head = "  " + (short.map { $0 + ", " } ?? "") + flag + (metavar.isEmpty ? "" : " " + metavar)
+        let indent = String(repeating: " ", count: Self.helpColumn)
+        let lines = Self.wrap(help, width: Self.helpWidth - Self.helpColumn)
+        var out = head.count <= Self.helpColumn - 2 ? head.padding(toLength: Self.helpColumn, withPad: " ", startingAt: 0) + lines[0]
+                                                    : head + "\n" + indent + lines[0]
+        for line in lines.dropFirst() { out += "\n" + indent + line }
         return out
+    }
+
+    /// A help text in lines of at most `width` characters. Its own line breaks are where the
+    /// text was cut to fit an older column, so they are joined again, except before a line that
+    /// starts a labelled part (`text: ...`). Lines break at spaces, and inside a long list after
+    /// a comma.
+    public static func wrap(_ text: String, width: Int) -> [String] {
+        var paragraphs: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let startsPart = line.range(of: #"^[a-z]+: [A-Za-z]"#, options: .regularExpression) != nil
+            if paragraphs.isEmpty || startsPart { paragraphs.append(String(line)) } else { paragraphs[paragraphs.count - 1] += " " + line }
+        }
+        var out: [String] = []
+        for paragraph in paragraphs {
+            // Each piece with whether a space comes before it (not between a long list's items).
+            var pieces: [(text: Substring, spaced: Bool)] = []
+            for word in paragraph.split(separator: " ") {
+                var rest = word[...], spaced = true
+                while rest.count > width, let comma = rest.firstIndex(of: ","), rest.distance(from: rest.startIndex, to: comma) < width {
+                    pieces.append((rest[...comma], spaced))
+                    rest = rest[rest.index(after: comma)...]
+                    spaced = false
+                }
+                if !rest.isEmpty { pieces.append((rest, spaced)) }
+            }
+            var line = ""
+            for piece in pieces {
+                let candidate = line.isEmpty ? String(piece.text) : line + (piece.spaced ? " " : "") + piece.text
+                if candidate.count > width && !line.isEmpty { out.append(line); line = String(piece.text) } else { line = candidate }
+            }
+            out.append(line)
+        }
+        return out.isEmpty ? [""] : out
     }
 
     /// Checks a value (from the command line after scaling, or from a config) against the kind.
@@ -149,12 +194,15 @@ extension Option {
             Option("format", "--format", .choice(["ndjson", "text"]), "ndjson|text",
                    "ndjson (default): one JSON object per symbol on stdout.\ntext: zbarimg style, e.g. QR-Code:hello, with payloads below."),
             Option("raw", "--raw", .flag, "", "Print only the decoded texts, one per line (like zbarimg --raw)."),
+            Option("empty_records", "--empty-records", .flag, config: true,
+                   "A record for each image in which nothing was read too, so every input is accounted for:\n{\"source\":...,\"frame\":0,\"symbols\":0} (text: a line on stderr)."),
+            Option("quiet", "--quiet", .flag, "", short: "-q", "No status line, progress line or closing summary on stderr."),
         ]),
         // What is decoded
         (OptionGroup.decoding, [
             Option("symbologies", "--symbologies", .text, "LIST",
                    "Comma-separated symbologies to decode (default: all but isbn10), or none (only\nLua decoders): "
-                   + wrapped(Symbology.knownNames, width: 72)),
+                   + Symbology.knownNames.joined(separator: ",")),
             Option("decoders", "--decoders", .text, "LIST", config: true, names: true,
                    "Comma-separated decoders: zbar, zxing, gray (default all; one record per code either\nway). gray reads blurred EAN/UPC codes in image files the others left unread."),
             Option("effort", "--effort", .choice(Effort.allCases.map(\.rawValue)), "LEVEL", config: true,
@@ -186,8 +234,9 @@ extension Option {
             Option("size", "--size", .text, "WxH", "Camera frame size to ask for (the driver may pick the nearest)."),
             Option("torch", "--torch", .choice(["on", "off"]), "on|off", "The camera's torch (V4L2 flash LED control)."),
             Option("beep", "--beep", .flag, config: true, "Ring the terminal bell for each accepted code."),
-            Option("quiet", "--quiet", .flag, "", "No live status line on stderr."),
             Option("new_only", "--new-only", .flag, "", "A watched folder: skip the images already in it (default: scan them first)."),
+            Option("settle", "--settle", .number(minimum: 0, exclusive: false), "SECONDS", config: true,
+                   "A watched folder: scan a file once it has not changed for SECONDS (default 1),\nso a file still being written is not read early."),
         ]),
         // What a person sees of a watch session besides the records
         (OptionGroup.preview, [
@@ -293,7 +342,7 @@ extension Option {
                    "Write CSV cells as they are: without it, a cell starting with = + - @, a tab or a CR\n"
                    + "gets a leading ' so a spreadsheet shows it instead of running it as a formula."),
             Option("since", "--since", .text, "TIME", "Only scans from TIME on: an ISO 8601 date or time in UTC (2026-12-01, 2026-12-01T10:00Z)."),
-            Option("export_type", "--type", .text, "TYPE", "Only scans whose payload type is TYPE (product, einvoice, url, ...)."),
+            Option("export_type", "--type", .text, "TYPE", "Only scans whose payload type is TYPE (product, tw-einvoice, url, ...)."),
         ]),
         // scanlua trust
         (OptionGroup.trust, [

@@ -97,6 +97,7 @@ public final class DecodePlan {
                 case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
                 }
             }
+            if let data { info.content = ContentHash.hex(data) }
             // Its size from the header, read once, before anything is decoded (over --max-pixels:
             // the loader refuses it below, holding nothing).
             let header = data.flatMap(ImageHeader.size)
@@ -210,23 +211,34 @@ public final class DecodePlan {
     /// between them): zxing-cpp's time grows faster than the pixels on some images (a 49 MP
     /// grid of QR finder patterns: 85 s in one call), so one call must stay small enough.
     public static let tiledAbove = 16_000_000
-    /// Tiles are at most 2048 pixels a side and overlap by 256: a code up to 256 pixels wide
-    /// lies whole in one of them, and larger ones are read by the small pass.
+    /// Tiles are at most 2048 pixels a side. After a small pass they overlap by 256: a code up
+    /// to 256 pixels wide lies whole in one of them, and larger ones are read by the small pass.
+    /// Without one (`thorough`, a region in pixels) they overlap by half a tile, so a code up to
+    /// 1024 pixels wide lies whole in one.
     static let tileSide = 2048, tileOverlap = 256
 
-    /// The full-size pass: the whole image, or a large one tile by tile.
+    /// The full-size pass: the whole image (or its region), or a large one tile by tile.
     private func fullSize(_ image: GrayImage, info: inout FrameInfo, order: StillOrder, afterSmallPass: Bool, clock: TimeBudget) -> [Symbol] {
-        guard image.width * image.height > Self.tiledAbove, region == nil else {
+        let area: Box
+        if let region {
+            guard let box = region.box(inWidth: image.width, height: image.height) else { return [] }  // named as an error later
+            area = box
+        } else {
+            area = Box(x: 0, y: 0, width: image.width, height: image.height)
+        }
+        guard area.width * area.height > Self.tiledAbove else {
             return run(on: image, info: info, order: order, afterSmallPass: afterSmallPass)
         }
+        // The tiles cover the region (or the image); each is decoded whole.
         var symbols: [Symbol] = []
-        let step = Self.tileSide - Self.tileOverlap
-        for y in stride(from: 0, to: image.height, by: step) {
-            for x in stride(from: 0, to: image.width, by: step) {
-                if x > 0 && x + Self.tileOverlap >= image.width || y > 0 && y + Self.tileOverlap >= image.height { continue }
-                if (x > 0 || y > 0) && !clock.allows("the rest of the full-size pass", &info) { return Symbol.merged(symbols) }
-                let box = Box(x: x, y: y, width: min(Self.tileSide, image.width - x), height: min(Self.tileSide, image.height - y))
-                symbols += run(on: image.cropped(to: box), info: info, order: order, afterSmallPass: afterSmallPass)
+        let overlap = afterSmallPass ? Self.tileOverlap : Self.tileSide / 2
+        let step = Self.tileSide - overlap, right = area.x + area.width, bottom = area.y + area.height
+        for y in stride(from: area.y, to: bottom, by: step) {
+            for x in stride(from: area.x, to: right, by: step) {
+                if x > area.x && x + overlap >= right || y > area.y && y + overlap >= bottom { continue }
+                if (x > area.x || y > area.y) && !clock.allows("the rest of the full-size pass", &info) { return Symbol.merged(symbols) }
+                let box = Box(x: x, y: y, width: min(Self.tileSide, right - x), height: min(Self.tileSide, bottom - y))
+                symbols += run(on: image.cropped(to: box), info: info, order: order, afterSmallPass: afterSmallPass, region: nil)
                     .map { $0.offset(dx: box.x, dy: box.y) }
             }
         }
@@ -238,22 +250,26 @@ public final class DecodePlan {
     /// in the `recheck` order, only codes of ``DecoderList/recheck``). Each decoder instance is
     /// still used by one thread at a time.
     /// `afterSmallPass`: the frame was decoded small first, so the small-pass-only decoders sit this one out.
+    /// `region`: where in `image` to decode (the plan's region, or nil for a tile of it).
     private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool = false) -> [Symbol] {
-        let all = workers
-        let used = all.indices.filter { !(afterSmallPass && list.smallPassOnly[$0]) }
-        if order == .together { return runTogether(used.map { all[$0] }, on: image, info: info) }
-        let main = used.filter { !list.fallback[$0] }.map { all[$0] }
-        let symbols = runTogether(main, on: image, info: info)
-        let recheck = order == .recheck && !symbols.isEmpty && symbols.allSatisfy { list.recheck.contains($0.symbology.rawValue) }
-        guard symbols.isEmpty || recheck, main.count < used.count else { return symbols }
-        return Symbol.merged(symbols + runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info))
+        run(on: image, info: info, order: order, afterSmallPass: afterSmallPass, region: region)
     }
 
-    private func runTogether(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo) -> [Symbol] {
+    private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool, region: Region?) -> [Symbol] {
+        let all = workers
+        let used = all.indices.filter { !(afterSmallPass && list.smallPassOnly[$0]) }
+        if order == .together { return runTogether(used.map { all[$0] }, on: image, info: info, region: region) }
+        let main = used.filter { !list.fallback[$0] }.map { all[$0] }
+        let symbols = runTogether(main, on: image, info: info, region: region)
+        let recheck = order == .recheck && !symbols.isEmpty && symbols.allSatisfy { list.recheck.contains($0.symbology.rawValue) }
+        guard symbols.isEmpty || recheck, main.count < used.count else { return symbols }
+        return Symbol.merged(symbols + runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info, region: region))
+    }
+
+    private func runTogether(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo, region: Region?) -> [Symbol] {
         // One decoder may read a code twice too (an EAN's rows above its add-on): merged as well.
         guard decoders.count > 1 else { return Symbol.merged(decoders.first?.decode(image, region: region, info: info) ?? []) }
         let results = SymbolSlots(count: decoders.count)
-        let region = self.region
         let shared = UncheckedDecoders(decoders)
         DispatchQueue.concurrentPerform(iterations: decoders.count) { i in
             results.set(i, shared.decoders[i].decode(image, region: region, info: info))

@@ -1,22 +1,50 @@
 import Foundation
 
 /// A directory watched as a consume folder: the image files already in it and its subfolders
-/// are scanned at the start (unless `newOnly`, `--new-only`), then each file that appears and
-/// finishes writing (closed after writing, or moved in) in it or any folder below it, including
-/// folders made while watching.
+/// are scanned at the start (unless `newOnly`, `--new-only`), then each file that appears or
+/// changes in it or any folder below it (including folders made while watching), once it is
+/// complete, and once per content.
+///
+/// Complete: no write, close or move for `settle` seconds (`--settle`) and its size and
+/// modification time the same at both ends of that wait. A writer that opens and closes the
+/// file per chunk (an FTP upload, `dd conv=notrunc` in a loop) is scanned once, after its last
+/// chunk, as paperless-ngx waits for a consumed file to be stable.
+///
+/// Once per content: a path is not scanned again while its bytes are those it had when it was
+/// last scanned (`touch`, a copy of the same file over it); new bytes are scanned. A file
+/// deleted or moved away is forgotten.
 public final class DirectoryWatchSource: FrameSource {
     public let name: String
     public var isLive: Bool { false }
     public var dropped: Int { 0 }
+    /// Seconds a file must stay unchanged before it is scanned.
+    public let settle: TimeInterval
     private let watch: DirectoryWatch
     private var pending: [String] = []
+    /// Files written lately, each with when it may be taken and its size and time then.
+    private var settling: [String: (due: Date, stamp: Stamp)] = [:]
+    /// Each path's ContentHash when it was last handed out.
+    private var scanned: [String: String] = [:]
 
-    public init(directory: String, newOnly: Bool = false) throws(SourceError) {
+    /// A file's size and modification time (nanoseconds).
+    struct Stamp: Equatable {
+        var size: Int
+        var modified: Int
+        init?(_ path: String) {
+            guard let a = try? FileManager.default.attributesOfItem(atPath: path), a[.type] as? FileAttributeType == .typeRegular,
+                  let size = (a[.size] as? NSNumber)?.intValue, let date = a[.modificationDate] as? Date else { return nil }
+            self.size = size
+            modified = Int(date.timeIntervalSince1970 * 1e9)
+        }
+    }
+
+    public init(directory: String, newOnly: Bool = false, settle: TimeInterval = 1) throws(SourceError) {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
             throw SourceError("\(directory): no such directory to watch")
         }
         name = directory
+        self.settle = settle
         watch = try DirectoryWatch(directory: directory)  // before listing: no file falls between
         if !newOnly { pending = Self.images(in: directory) }
     }
@@ -26,24 +54,62 @@ public final class DirectoryWatchSource: FrameSource {
         Input.expand([folder]).compactMap { if case .file(let p) = $0 { return p }; return nil }
     }
 
-    /// The next finished image file; a decoder thread loads it (a bad file is its own error record).
+    /// The next complete image file with bytes not scanned before; a decoder thread decodes it
+    /// (a bad file is its own error record). nil once `deadline` has passed.
     public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         while true {
-            if let path = pending.first {
+            while let path = pending.first {
                 pending.removeFirst()
-                return .file(.file(path))
+                if let item = handOut(path) { return item }
             }
-            let wait = deadline.map { max(0, Int($0.timeIntervalSinceNow * 1000)) } ?? 1000
-            if deadline != nil && wait == 0 { return nil }
+            let now = Date()
+            takeSettled(now: now)
+            if !pending.isEmpty { continue }
+            if let deadline, deadline <= now { return nil }
+            var wait = deadline.map { Int($0.timeIntervalSince(now) * 1000) + 1 } ?? 1000
+            if let due = settling.values.map(\.due).min() { wait = min(wait, max(0, Int(due.timeIntervalSince(now) * 1000) + 1)) }
             let events = try watch.wait(milliseconds: min(wait, 1000))
             // A folder that appeared may already hold files written before it was watched.
             for folder in events.newFolders {
-                pending += (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted()
-                    .map { (folder as NSString).appendingPathComponent($0) }
-                    .filter { Self.isImage($0) && !pending.contains($0) } ?? []
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? [] {
+                    noteWritten((folder as NSString).appendingPathComponent(file))
+                }
             }
-            pending += events.files.filter { Self.isImage($0) && !pending.contains($0) }.sorted()
+            for path in events.files { noteWritten(path) }
+            for path in events.gone {
+                settling[path] = nil
+                scanned[path] = nil
+            }
         }
+    }
+
+    /// A file was written (or moved in): its settle time starts again.
+    private func noteWritten(_ path: String) {
+        guard Self.isImage(path) else { return }
+        if let stamp = Stamp(path) { settling[path] = (Date().addingTimeInterval(settle), stamp) } else { settling[path] = nil }
+    }
+
+    /// Files whose settle time is over and that did not change meanwhile join `pending`, in path order.
+    private func takeSettled(now: Date) {
+        for (path, entry) in settling.sorted(by: { $0.key < $1.key }) where entry.due <= now {
+            guard let stamp = Stamp(path) else { settling[path] = nil; continue }  // gone, or not a file
+            if stamp == entry.stamp {
+                settling[path] = nil
+                pending.append(path)
+            } else {
+                settling[path] = (now.addingTimeInterval(settle), stamp)
+            }
+        }
+    }
+
+    /// The file as an item, unless its bytes are those it had when it was last scanned.
+    private func handOut(_ path: String) -> SourceItem? {
+        // Unreadable now: the decoder's read gives the error record.
+        guard let data = FileManager.default.contents(atPath: path) else { return .file(.file(path)) }
+        let hash = ContentHash.hex(data)
+        if scanned[path] == hash { return nil }
+        scanned[path] = hash
+        return .file(.file(path))
     }
 
     static func isImage(_ path: String) -> Bool {

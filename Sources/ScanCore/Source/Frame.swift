@@ -12,6 +12,8 @@ public struct FrameInfo: Equatable, Sendable {
     public var height: Int
     /// What the image decoder skipped or repaired (``GrayImage/warnings``); records carry them.
     public var warnings: [String] = []
+    /// An image file's ``ContentHash`` (nil for a stream's frame): its deliveries' identity.
+    public var content: String?
 
     public init(source: String, index: Int = 0, time: Date = Date(), width: Int = 0, height: Int = 0) {
         self.source = source

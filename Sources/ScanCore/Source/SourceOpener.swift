@@ -6,7 +6,8 @@ public enum SourceOpener {
     /// The kinds `--source` names.
     public static let kinds = ["camera", "y4m", "mjpeg", "dir"]
 
-    public static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0), newOnly: Bool = false) throws(SourceError) -> FrameSource {
+    public static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0), newOnly: Bool = false,
+                            settle: TimeInterval = 1) throws(SourceError) -> FrameSource {
         var k = kind
         if k == nil {
             var isDir: ObjCBool = false
@@ -22,7 +23,7 @@ public enum SourceOpener {
         }
         switch k {
         case "camera": return try CameraSource(device: path, width: size.width, height: size.height)
-        case "dir": return try DirectoryWatchSource(directory: path, newOnly: newOnly)
+        case "dir": return try DirectoryWatchSource(directory: path, newOnly: newOnly, settle: settle)
         case "y4m": return try Y4MSource(path: path)
         case "mjpeg": return try MJPEGSource(path: path)
         default: return try openStdin()

@@ -136,7 +136,8 @@ public final class ScanSession {
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }
             let accepted = filter.accept(symbols, at: frame.info.time)
             report.accepted = filter.acceptedCount
-            let records = accepted.isEmpty ? [] : process(ScanEvent.events(of: accepted, info: frame.info))
+            let copy = observers.lazy.compactMap { $0.copyPath(for: frame.info, still: frame.still) }.first
+            let records = accepted.isEmpty ? [] : process(ScanEvent.events(of: accepted, info: frame.info), annotated: copy)
             onFrameDecoded?(frame.arrival)
             onFrame?(report, accepted.count)
             if !observers.isEmpty {
@@ -151,7 +152,7 @@ public final class ScanSession {
     /// to the sink: one record each, in order. Nothing decoded is dropped: a failing script
     /// leaves its error on the record.
     @discardableResult
-    public func process(_ events: [ScanEvent]) -> [ScanRecord] {
+    public func process(_ events: [ScanEvent], annotated: String? = nil) -> [ScanRecord] {
         let results = engine.process(events)
         var history: [History.Row] = []
         var records: [ScanRecord] = []
@@ -163,6 +164,7 @@ public final class ScanSession {
             record.emitted = result.emitted
             record.errors = result.errors
             record.summary = result.summary
+            record.annotated = annotated
             sink.write(record)
             if keepsHistory { history.append(Self.historyRow(record)) }
             records.append(record)
@@ -180,13 +182,19 @@ public final class ScanSession {
     /// With a store named (`--db` or the config's `db`), every record also lands in its history.
     private var keepsHistory: Bool { engine.storePath != nil }
 
-    /// What names one scan of one symbol, for idempotency keys: another scan of the same code
-    /// (another run, another frame) is another delivery.
+    /// What names one scan of one symbol, for idempotency keys. An image file's code is named by
+    /// the file's bytes and the code's place in it: the same bytes scanned again (a touch, a copy,
+    /// a restarted watch, another run) are the same delivery, which the outbox or the receiver
+    /// drops. A stream's frame is named by its source, index and time: another frame showing the
+    /// same code is another scan.
     static func identity(of event: ScanEvent) -> String {
         var bytes: [UInt8] = []
         Base64.encode(event.symbol.bytes, to: &bytes)
-        return "\(event.info.source)\u{1}\(event.info.index)\u{1}\(event.info.time.timeIntervalSince1970)\u{1}"
-            + "\(event.symbol.symbology.rawValue)\u{1}" + String(decoding: bytes, as: UTF8.self)
+        let code = "\(event.symbol.symbology.rawValue)\u{1}" + String(decoding: bytes, as: UTF8.self)
+        if let content = event.info.content {
+            return "file \(content)\u{1}" + event.symbol.points.map { "\($0.x),\($0.y)" }.joined(separator: " ") + "\u{1}" + code
+        }
+        return "\(event.info.source)\u{1}\(event.info.index)\u{1}\(event.info.time.timeIntervalSince1970)\u{1}" + code
     }
 
     static func historyRow(_ record: ScanRecord) -> History.Row {

@@ -21,6 +21,8 @@ public struct SessionSettings {
     public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Where `http` and `mqtt` actions may connect (`network`: host[:port] patterns, comma-separated).
     public var network: String?
+    /// A record for each image in which nothing was read (`--empty-records`).
+    public var emptyRecords = false
 
     /// The built-in decoders `--decoders` knows.
     public static let decoderNames = ["zbar", "zxing", "gray"]
@@ -73,6 +75,7 @@ public struct SessionSettings {
         s.timeBudget = budget > 0 ? budget : nil
         if let n = o.int("threads") { s.threads = n }
         s.network = o.string("network")
+        s.emptyRecords = o.bool("empty_records") ?? false
         return s
     }
 

@@ -57,7 +57,67 @@ public struct Annotation: Sendable {
                 drawLine(from: p, to: a.outline[(i + 1) % a.outline.count], width: line, color: a.color, on: &image)
             }
         }
-        for a in marks { drawLabel(a, line: line, scale: scale, on: &image) }
+        // Labels go where they cover no code and no other label (a dense photo keeps every code visible).
+        let boxes = marks.map { Box(points: $0.outline) }
+        var placed: [Box] = []
+        for (i, a) in marks.enumerated() {
+            let (box, fitted) = labelBox(a, line: line, scale: scale, width: image.width, height: image.height,
+                                         avoiding: boxes.enumerated().filter { $0.offset != i }.map(\.element) + placed)
+            placed.append(box)
+            drawText(a.label, in: box, scale: fitted, color: a.color, on: &image)
+        }
+    }
+
+    /// Marks a copy in which nothing was read: a red frame around the image and a note at its top
+    /// left (an unmarked copy would look like a photo nobody scanned).
+    public static func markNothingRead(on image: inout RGBImage) {
+        guard image.width > 0, image.height > 0 else { return }
+        let (line, scale) = sizes(width: image.width, height: image.height)
+        let red = Color(r: 230, g: 40, b: 40)
+        fill(x: 0, y: 0, width: image.width, height: line, color: red, on: &image)
+        fill(x: 0, y: image.height - line, width: image.width, height: line, color: red, on: &image)
+        fill(x: 0, y: 0, width: line, height: image.height, color: red, on: &image)
+        fill(x: image.width - line, y: 0, width: line, height: image.height, color: red, on: &image)
+        let text = "no code read"
+        let pad = scale * 2
+        let box = Box(x: line, y: line, width: min(image.width, text.utf8.count * Font.width * scale + 2 * pad), height: Font.height * scale + 2 * pad)
+        drawText(text, in: box, scale: scale, color: red, on: &image)
+    }
+
+    /// A rectangle in pixels (a code's outline box or a label).
+    struct Box: Equatable {
+        var x: Int, y: Int, width: Int, height: Int
+        init(x: Int, y: Int, width: Int, height: Int) { (self.x, self.y, self.width, self.height) = (x, y, width, height) }
+        init(points: [Point]) {
+            let xs = points.map(\.x), ys = points.map(\.y)
+            self.init(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+        }
+        func overlap(_ o: Box) -> Int {
+            max(0, min(x + width, o.x + o.width) - max(x, o.x)) * max(0, min(y + height, o.y + o.height) - max(y, o.y))
+        }
+    }
+
+    /// Where a label goes, and its font scale: above its code, else below, else beside it
+    /// (right, then left), the first of these inside the image that covers no other code or
+    /// label, at the image's scale or, on a dense photo, a smaller one; when every place covers
+    /// something, the smallest scale's place that covers least.
+    static func labelBox(_ a: Annotation, line: Int, scale: Int, width: Int, height: Int, avoiding others: [Box]) -> (Box, Int) {
+        let own = Box(points: a.outline)
+        func cost(_ b: Box) -> Int { others.reduce(0) { $0 + b.overlap($1) } }
+        var best: Box?
+        for s in stride(from: scale, through: 1, by: -1) {
+            let pad = s * 2
+            let w = min(width, a.label.utf8.count * Font.width * s + 2 * pad)
+            let h = Font.height * s + 2 * pad
+            let candidates = [
+                (own.x, own.y - line - h), (own.x, own.y + own.height + line),
+                (own.x + own.width - w, own.y - line - h), (own.x + own.width - w, own.y + own.height + line),
+                (own.x + own.width + line, own.y), (own.x - line - w, own.y),
+            ].map { x, y in Box(x: max(0, min(x, width - w)), y: max(0, min(y, height - h)), width: w, height: h) }
+            if let free = candidates.first(where: { cost($0) == 0 }) { return (free, s) }
+            best = candidates.min { cost($0) < cost($1) }
+        }
+        return (best!, 1)
     }
 
     /// The outline moved `d` pixels away from its centre: the line lies in the quiet zone, not
@@ -100,27 +160,18 @@ public struct Annotation: Sendable {
         }
     }
 
-    /// The label in black on the outline's color, above the code (below it, or inside the image,
-    /// when there is no room).
-    private static func drawLabel(_ a: Annotation, line: Int, scale: Int, on image: inout RGBImage) {
+    /// Text in black on `color`, in `box` (cut at its right edge).
+    private static func drawText(_ text: String, in box: Box, scale: Int, color: Color, on image: inout RGBImage) {
         let pad = scale * 2
-        let glyphs = Array(a.label.utf8)
-        let w = min(image.width, glyphs.count * Font.width * scale + 2 * pad)
-        let h = Font.height * scale + 2 * pad
-        let minX = a.outline.map(\.x).min()!, minY = a.outline.map(\.y).min()!, maxY = a.outline.map(\.y).max()!
-        var y = minY - line - h
-        if y < 0 { y = maxY + line }
-        y = max(0, min(y, image.height - h))
-        let x = max(0, min(minX, image.width - w))
-        fill(x: x, y: y, width: w, height: h, color: a.color, on: &image)
+        fill(x: box.x, y: box.y, width: box.width, height: box.height, color: color, on: &image)
         let ink = Color(r: 0, g: 0, b: 0)
-        for (n, c) in glyphs.enumerated() {
-            let gx = x + pad + n * Font.width * scale
-            guard gx + Font.width * scale <= x + w else { break }
+        for (n, c) in text.utf8.enumerated() {
+            let gx = box.x + pad + n * Font.width * scale
+            guard gx + Font.width * scale <= box.x + box.width else { break }
             let rows = c >= 0x20 && c < 0x7F ? Font.glyphs[Int(c) - 0x20] : Font.glyphs[Int(UInt8(ascii: "?")) - 0x20]
             for (ry, bits) in rows.enumerated() where bits != 0 {
                 for rx in 0..<Font.width where bits & (0x80 >> rx) != 0 {
-                    fill(x: gx + rx * scale, y: y + pad + ry * scale, width: scale, height: scale, color: ink, on: &image)
+                    fill(x: gx + rx * scale, y: box.y + pad + ry * scale, width: scale, height: scale, color: ink, on: &image)
                 }
             }
         }

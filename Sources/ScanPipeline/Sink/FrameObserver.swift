@@ -39,6 +39,9 @@ public struct ObservedFrame: Sendable {
 /// Sees each frame after its records are out. Runs on the session's thread: keep it short, or
 /// hand the work to a thread of your own.
 public protocol FrameObserver: AnyObject {
+    /// The file this observer will write for the frame, asked before its records are written
+    /// (they name it in `annotated`); nil when it writes none.
+    func copyPath(for info: FrameInfo, still: Bool) -> String?
     func frameDone(_ frame: ObservedFrame)
     /// An input that could not be read (its error record is out).
     func inputFailed(_ record: ScanRecord)
@@ -46,26 +49,48 @@ public protocol FrameObserver: AnyObject {
 }
 
 extension FrameObserver {
+    public func copyPath(for info: FrameInfo, still: Bool) -> String? { nil }
     public func inputFailed(_ record: ScanRecord) {}
     public func sessionEnded(_ report: SessionReport) {}
 }
 
 /// `scan --annotate DIR`: a copy of each input, the same size, with every code outlined and
-/// labelled. JPEG inputs stay JPEG (quality 90), the others become PNG. The copy of `photo.jpg`
-/// is `photo-annotated.jpg` (`-annotated-2`, `-3` ... when inputs share a name); a copy never
-/// replaces an input of the run.
+/// labelled, and a red frame around a photo in which nothing was read. JPEG inputs stay JPEG
+/// (quality 90), the others become PNG. Copies mirror the inputs' paths under DIR, below the
+/// folder all inputs share (`scan --annotate out photos`: `photos/lots/image001.jpg` ->
+/// `out/lots/image001.jpg`, `photos/glare/image001.jpg` -> `out/glare/image001.jpg`); one
+/// input keeps its name. Two inputs that would share a copy get `-2`, `-3` ...; a copy never replaces an input of the run. Each
+/// record names its copy (`annotated`).
 public final class AnnotatedImageWriter: FrameObserver {
     public let directory: String
     private let loader: ImageLoader
     private var used: Set<String> = []
     /// The inputs' real paths: never written over.
     private let inputs: Set<String>
+    /// The folder all inputs are in (path components), which copies leave out.
+    private let common: [Substring]
+    /// The copy the current frame's records named (source -> path).
+    private var reserved: (source: String, path: String)?
 
     public init(directory: String, loader: ImageLoader, inputs: [String]) throws(OutputFileError) {
         try makeDirectory(directory, for: "--annotate")
         self.directory = directory
         self.loader = loader
         self.inputs = Set(inputs.map(realPath))
+        var common = inputs.first.map { Array($0.split(separator: "/", omittingEmptySubsequences: false).dropLast()) } ?? []
+        for path in inputs.dropFirst() {
+            let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+            common = Array(zip(common, folder).prefix { $0 == $1 }.map(\.0))
+        }
+        self.common = common
+    }
+
+    public func copyPath(for info: FrameInfo, still: Bool) -> String? {
+        if let reserved, reserved.source == info.source { return reserved.path }
+        let jpeg = (info.source as NSString).pathExtension.lowercased().hasPrefix("jp")
+        let path = outputPath(for: info.source, ext: jpeg ? "jpg" : "png")
+        reserved = (info.source, path)
+        return path
     }
 
     public func frameDone(_ frame: ObservedFrame) {
@@ -75,17 +100,33 @@ public final class AnnotatedImageWriter: FrameObserver {
                 return
             }
             Annotation.draw(frame.annotations, on: &picture)
+            if frame.symbols.isEmpty { Annotation.markNothingRead(on: &picture) }
             let jpeg = frame.isJPEG
-            let path = outputPath(for: frame.info, ext: jpeg ? "jpg" : "png")
+            var path = copyPath(for: frame.info, still: frame.still)!
+            reserved = nil
+            // The bytes decide the format: a .jpg that holds a PNG gets a .png copy.
+            if jpeg != ((path as NSString).pathExtension == "jpg") {
+                path = (path as NSString).deletingPathExtension + (jpeg ? ".jpg" : ".png")
+            }
             let data = jpeg ? try ImageEncoder.jpeg(picture, quality: 90) : try ImageEncoder.png(picture)
+            try makeDirectory((path as NSString).deletingLastPathComponent, for: "--annotate")
             try write(data, to: path)
         } catch {
             Console.error("scanlua: --annotate: \(error)\n")
         }
     }
 
-    private func outputPath(for info: FrameInfo, ext: String) -> String {
-        let stem = FrameFiles.stem(info.source) + "-annotated"
+    /// The input's path below the folder all inputs share (`..`, `.` and empty parts dropped).
+    func relativePath(of source: String) -> String {
+        if source == "-" { return "stdin" }
+        let parts = source.split(separator: "/", omittingEmptySubsequences: false)
+        let rest = (parts.starts(with: common) ? Array(parts.dropFirst(common.count)) : [parts.last ?? "image"])
+            .filter { !$0.isEmpty && $0 != "." && $0 != ".." }
+        return rest.isEmpty ? "image" : rest.joined(separator: "/")
+    }
+
+    private func outputPath(for source: String, ext: String) -> String {
+        let stem = (relativePath(of: source) as NSString).deletingPathExtension
         var n = 1
         while true {
             let name = n == 1 ? "\(stem).\(ext)" : "\(stem)-\(n).\(ext)"

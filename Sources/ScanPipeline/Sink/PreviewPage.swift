@@ -18,6 +18,14 @@ enum PreviewPage {
             + "img-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
     }()
 
+    /// The page as served: with the latest frame already in it when there is one, so the page's
+    /// load event waits for that image (a one-shot `chromium --headless --screenshot` shows it).
+    static func page(frameID: Int) -> String {
+        guard frameID > 0 else { return html }
+        return html.replacingOccurrences(of: #"<img id="frame" alt="latest frame" hidden><div id="nothing">"#,
+                                         with: #"<img id="frame" alt="latest frame" data-frame="\#(frameID)" src="/frame.jpg?frame=\#(frameID)"><div id="nothing" hidden>"#)
+    }
+
     static let html = #"""
     <!DOCTYPE html>
     <html lang="en">
@@ -40,7 +48,8 @@ enum PreviewPage {
       .code { background: #1c2a1c; border-left: 4px solid #0c0; margin: 0 0 6px; padding: 6px 8px; word-break: break-all; }
       .symbology { color: #9c9; font-weight: bold; margin-right: 6px; }
       .payload { display: block; color: #bbb; font-size: 12px; }
-      #torch[hidden], #ended[hidden] { display: none; }
+      #torch[hidden], #ended[hidden], #frame[hidden], #nothing[hidden] { display: none; }
+      .count { color: #7d7; font-weight: bold; margin-left: 6px; }
       #ended { color: #fc6; }
     </style>
     </head>
@@ -64,7 +73,8 @@ enum PreviewPage {
     "use strict";
     const $ = id => document.getElementById(id);
     const codes = $("codes"), frame = $("frame");
-    let shown = 0, loading = false, wanted = 0;
+    // The page may come with a frame in it already (its load event waits for that image).
+    let shown = Number(frame.dataset.frame || 0), loading = false, wanted = shown;
 
     // The payload in one line: its type, then its plain fields.
     function summary(payload) {
@@ -78,10 +88,24 @@ enum PreviewPage {
       return parts.join("  ");
     }
 
+    // A code read again (the one in view, accepted once per interval) counts up on its line and
+    // moves to the top, rather than filling the list with repeats.
     function addCode(record) {
+      const key = record.symbology + "\u0000" + record.text;
+      for (const li of codes.children) {
+        if (li.dataset.key !== key) continue;
+        const n = Number(li.dataset.count) + 1;
+        li.dataset.count = n;
+        li.querySelector(".count").textContent = "\u00d7" + n;
+        li.querySelector(".payload").textContent = summary(record.payload);
+        codes.prepend(li);
+        return;
+      }
       const li = document.createElement("li");
       li.className = "code";
       li.dataset.symbology = record.symbology;
+      li.dataset.key = key;
+      li.dataset.count = 1;
       const s = document.createElement("span");
       s.className = "symbology";
       s.textContent = record.symbology;
@@ -91,7 +115,9 @@ enum PreviewPage {
       const p = document.createElement("span");
       p.className = "payload";
       p.textContent = summary(record.payload);
-      li.append(s, t, p);
+      const c = document.createElement("span");
+      c.className = "count";
+      li.append(s, t, c, p);
       codes.prepend(li);
       while (codes.children.length > 50) codes.lastChild.remove();
     }

@@ -158,7 +158,10 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
         let method = request.method == "HEAD" ? "GET" : request.method
         switch (method, request.path) {
         case ("GET", "/"), ("GET", "/index.html"):
-            return .whole(status: 200, type: "text/html; charset=utf-8", body: Array(PreviewPage.html.utf8))
+            lock.lock()
+            let id = latest == nil ? 0 : frameID
+            lock.unlock()
+            return .whole(status: 200, type: "text/html; charset=utf-8", body: Array(PreviewPage.page(frameID: id).utf8))
         case ("GET", "/status"):
             lock.lock()
             defer { lock.unlock() }

@@ -37,12 +37,33 @@ public final class RecordWriter: RecordSink {
     /// does; a video's empty frames are not news).
     public var saysNothingFound = false
 
+    /// A record for each frame in which nothing was read (`--empty-records`): NDJSON
+    /// `{"source":...,"frame":N,"symbols":0}` (with the frame's warnings), text and raw a line on stderr.
+    public var writesEmptyRecords = false
+
+    /// Text records start with their source (`photo.jpg: QR-Code:...`): scan sets it when it was
+    /// given several inputs, as grep names the file when it searches several.
+    public var namesSources = false
+
     public init(format: OutputFormat) { self.format = format }
 
     public func nothingFound(_ info: FrameInfo) {
         emptyFrame = (info.source, info.index)
-        guard saysNothingFound, format != .ndjson else { return }
-        Console.error("scanlua: \(info.source): no barcode or QR code found\n")
+        guard format == .ndjson else {
+            if saysNothingFound || writesEmptyRecords { Console.error("scanlua: \(info.source): no barcode or QR code found\n") }
+            return
+        }
+        guard writesEmptyRecords else { return }
+        var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index)), ("symbols", .int(0))]
+        if !info.warnings.isEmpty { pairs.append(("warnings", .array(info.warnings.map { .string($0) }))) }
+        writeLine(.object(pairs))
+        emptyFrame = nil  // its warnings are in this record
+    }
+
+    private func writeLine(_ json: JSON) {
+        var line = Array(json.serialized.utf8)
+        line.append(0x0A)
+        Console.write(bytes: line)
     }
 
     /// The last frame in which nothing was found (source and frame index: a stream's frames share
@@ -59,9 +80,8 @@ public final class RecordWriter: RecordSink {
     public func warn(_ info: FrameInfo) {
         guard format != .ndjson else {
             guard let empty = emptyFrame, empty.source == info.source, empty.index == info.index else { return }
-            var line = Array(JSON.object([("source", .string(info.source)), ("warnings", .array(info.warnings.map { .string($0) }))]).serialized.utf8)
-            line.append(0x0A)
-            Console.write(bytes: line)
+            writeLine(.object([("source", .string(info.source)), ("frame", .int(info.index)),
+                               ("warnings", .array(info.warnings.map { .string($0) }))]))
             return
         }
         for w in info.warnings { Console.error("scanlua: \(info.source): warning: \(w)\n") }
@@ -81,7 +101,7 @@ public final class RecordWriter: RecordSink {
                 return
             }
             guard let s = record.symbol else { return }
-            let text = format == .raw ? s.text : "\(s.symbology.label):\(s.text)"
+            let text = format == .raw ? s.text : (namesSources ? record.info.source + ": " : "") + "\(s.symbology.label):\(s.text)"
             Console.write(text + "\n")
             guard format == .text else { return }
             if let summary = record.summary {

@@ -18,6 +18,8 @@ public struct ScanRecord: Sendable {
     public var errors: [JSON] = []
     /// The payload as text for people (only `--format text` prints it).
     public var summary: String?
+    /// The annotated copy of the frame (`scan --annotate`).
+    public var annotated: String?
 
     public init(info: FrameInfo, symbol: Symbol) {
         self.info = info
@@ -49,7 +51,7 @@ public struct ScanRecord: Sendable {
         func int(_ n: Int) { out += String(n).utf8 }
         out.append(UInt8(ascii: "{"))
         key("source", first: true); JSON.writeString(info.source, to: &out)
-        if info.index != 0 { key("frame"); int(info.index) }
+        key("frame"); int(info.index)
         if let inputError {
             key("error"); JSON.writeString(inputError, to: &out)
             out.append(UInt8(ascii: "}"))
@@ -92,6 +94,7 @@ public struct ScanRecord: Sendable {
         if !emitted.isEmpty { key("emitted"); JSON.array(emitted).write(to: &out) }
         if !errors.isEmpty { key("errors"); JSON.array(errors).write(to: &out) }
         if !info.warnings.isEmpty { key("warnings"); JSON.array(info.warnings.map { .string($0) }).write(to: &out) }
+        if let annotated { key("annotated"); JSON.writeString(annotated, to: &out) }
         out.append(UInt8(ascii: "}"))
     }
 }

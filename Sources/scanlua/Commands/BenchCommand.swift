@@ -7,8 +7,8 @@ import ScanScript
 enum BenchCommand {
     static let command = Command(
         name: "bench",
-        abstract: "Measure: Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
-        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE]\n       scanlua bench --photo [--image JPEG] [--repeat R]",
+        abstract: "Measure Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
+        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE] [--decoders LIST] [--effort LEVEL]\n       scanlua bench --photo [--image JPEG] [--repeat R]",
         options: Option.names(in: [.bench]) + ["roi", "decoders", "effort"],
         notes: "Figures are medians of the runs; compare ratios, not times, across machines.",
         run: run)

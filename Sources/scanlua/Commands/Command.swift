@@ -16,11 +16,49 @@ struct Command: Sendable {
     var optionsEndAtPositional = false
     let run: @Sendable (inout ArgumentList, OptionValues) throws -> Int32
 
+    /// The option groups of the command, in the order its options come.
+    var groups: [OptionGroup] {
+        var out: [OptionGroup] = []
+        for g in options.map({ Option.named($0).group }) where !out.contains(g) { out.append(g) }
+        return out
+    }
+
+    /// What a usage line says for a whole group: `[decoding options]`, the heading of those
+    /// options in the help.
+    static func usageToken(_ g: OptionGroup) -> String { "[\(g.title) options]" }
+
+    /// A usage line in lines of at most `width`, broken only between its parts (never inside
+    /// `[...]` or `(...)`).
+    static func wrapUsage(_ line: String, width: Int) -> [String] {
+        var parts: [String] = [], current = "", depth = 0
+        for c in line {
+            if c == " " && depth == 0 { if !current.isEmpty { parts.append(current) }; current = ""; continue }
+            if c == "[" || c == "(" { depth += 1 } else if c == "]" || c == ")" { depth -= 1 }
+            current.append(c)
+        }
+        if !current.isEmpty { parts.append(current) }
+        var lines: [String] = []
+        for part in parts {
+            if let last = lines.last, last.count + 1 + part.count <= width { lines[lines.count - 1] += " " + part } else { lines.append(part) }
+        }
+        return lines
+    }
+
     var help: String {
-        var parts = ["OVERVIEW: \(abstract)", "USAGE: \(usage)"]
+        // A usage line too long for the width goes on below USAGE's column.
+        let usageLines = usage.split(separator: "\n").flatMap { Self.wrapUsage(String($0.drop { $0 == " " }), width: Option.helpWidth - 7) }
+        var parts = ["OVERVIEW: \(abstract)", "USAGE: " + usageLines.joined(separator: "\n       ")]
         if !arguments.isEmpty { parts.append(arguments) }
-        let lines = options.map { Option.named($0).helpLine } + ["  -h, --help              Show help information."]
-        parts.append("OPTIONS:\n" + lines.joined(separator: "\n"))
+        let helpLine = "  -h, --help              Show help information."
+        if !groups.contains(where: { usage.contains(Self.usageToken($0)) }) {
+            parts.append("OPTIONS:\n" + (options.map { Option.named($0).helpLine } + [helpLine]).joined(separator: "\n"))
+        } else {
+            // One section per group, as the usage line names them.
+            for (i, g) in groups.enumerated() {
+                let lines = options.map(Option.named).filter { $0.group == g }.map(\.helpLine) + (i == 0 ? [helpLine] : [])
+                parts.append("\(g.title.uppercased()) OPTIONS:\n" + lines.joined(separator: "\n"))
+            }
+        }
         if !notes.isEmpty { parts.append(notes) }
         return parts.joined(separator: "\n\n") + "\n"
     }

@@ -9,7 +9,7 @@ enum ExportCommand {
     static let command = Command(
         name: "export",
         abstract: "Write out the scan history of a store (every record of sessions with --db).",
-        usage: "scanlua export [--db PATH] [--format csv|ndjson|json] [--csv-raw] [--since TIME] [--type TYPE]",
+        usage: "scanlua export [--format csv|ndjson|json] [--csv-raw] [--since TIME] [--type TYPE] [script options]",
         options: Option.names(in: [.export]) + ["config", "db"],
         notes: """
             Columns: time (UTC), source, frame, symbology, text, bytes (Base64), payload_type, payload
@@ -28,12 +28,17 @@ enum ExportCommand {
         }
         let engine = try makeEngine(o) { $0.defaultScripts = false }
         let format = o.string("export_format") ?? "csv"
+        let history: History
+        do { history = History(try engine.store.existing()) } catch {
+            Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
+            return ExitStatus.failure
+        }
         var first = true
         let neutralise = o.bool("csv_raw") != true
         if format == "csv" { Console.write(csvLine(History.Row.columns)) }
         if format == "json" { Console.write("[") }
         do {
-            try History(try engine.store.db()).rows(since: since.map { $0.hasSuffix("Z") ? String($0.dropLast()) : $0 },
+            try history.rows(since: since.map { $0.hasSuffix("Z") ? String($0.dropLast()) : $0 },
                                                     type: o.string("export_type")) { rows in
                 for r in rows {
                     switch format {
@@ -59,6 +64,11 @@ enum ExportCommand {
             return ExitStatus.failure
         }
         if format == "json" { Console.write(first ? "]\n" : "\n]\n") }
+        // A type that matched nothing is most often a wrong name (einvoice for tw-einvoice).
+        if first, let type = o.string("export_type"), let present = try? history.types(), !present.contains(type) {
+            Console.error("scanlua: --type \(type): no scan has that payload type; the history of \(engine.store.displayPath) has "
+                          + (present.isEmpty ? "no scans" : present.joined(separator: ", ")) + "\n")
+        }
         return ExitStatus.success
     }
 

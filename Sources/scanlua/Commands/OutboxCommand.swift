@@ -9,7 +9,7 @@ enum OutboxCommand {
     static let command = Command(
         name: "outbox",
         abstract: "List, send or drop the http/mqtt deliveries waiting in the store's outbox.",
-        usage: "scanlua outbox [--db PATH] [--list | --flush | --drop ID]",
+        usage: "scanlua outbox [--list | --flush | --drop ID] [script options]",
         options: Option.names(in: [.outbox]) + ["config", "db", "network", "trust"],
         notes: """
             Deliveries that met a refused connection, a timeout, a 408, 429 or 5xx, or a broker that was
@@ -24,7 +24,7 @@ enum OutboxCommand {
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
         let engine = try makeEngine(o) { $0.defaultScripts = false }
         let outbox: Outbox
-        do { outbox = Outbox(try engine.store.db()) } catch {
+        do { outbox = Outbox(try engine.store.existing()) } catch {
             Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }

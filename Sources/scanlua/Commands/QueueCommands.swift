@@ -26,7 +26,10 @@ enum QueueCommands {
               PATH                    Images and directories, expanded as scan does (one job per image file).
             """,
         options: ["redis", "jobs_stream", "inline"],
-        notes: "Prints the number of jobs added. Without --inline a job holds the path: workers must see the same files.",
+        notes: """
+            Prints the number of jobs added. Without --inline a job holds the path: workers must see
+            the same files.
+            """,
         run: { args, o in
             guard !args.positionals.isEmpty else { throw UsageError("missing PATH: name images or directories") }
             let q = try queue(o)
@@ -56,7 +59,7 @@ enum QueueCommands {
     static let worker = Command(
         name: "worker",
         abstract: "Scan the jobs of a Redis stream in a consumer group; results to scanlua:results.",
-        usage: "scanlua worker --redis URL [--root DIR] [--group G] [--consumer NAME] [--claim-after SECONDS] [--idle-exit SECONDS] [--script FILE]...",
+        usage: "scanlua worker --redis URL [queue options] [decoding options] [script options]",
         options: ["redis", "jobs_stream", "group", "consumer", "claim_after", "idle_exit", "max_attempts", "worker_root"]
             + Option.names(in: [.decoding, .scripts]),
         notes: """
@@ -96,7 +99,7 @@ enum QueueCommands {
     static let results = Command(
         name: "results",
         abstract: "Print the records workers wrote to scanlua:results, as NDJSON.",
-        usage: "scanlua results --redis URL [--follow]",
+        usage: "scanlua results --redis URL [--stream NAME] [--follow]",
         options: ["redis", "jobs_stream", "follow"],
         notes: "Each record line as scan prints it, job after job in the order they were finished.",
         run: { args, o in

@@ -8,7 +8,7 @@ enum RunCommand {
     static let command = Command(
         name: "run",
         abstract: "Run a Lua script with scanlua's modules (store, json, codec, ...), e.g. a report.",
-        usage: "scanlua run [--db PATH] [--config FILE] SCRIPT.lua [ARGS...]",
+        usage: "scanlua run [script options] [--instruction-limit N] SCRIPT.lua [ARGS...]",
         arguments: """
             ARGUMENTS:
               SCRIPT.lua              Runs trusted (the full Lua library: io, os, ...): it is your own tool,

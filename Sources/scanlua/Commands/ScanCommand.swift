@@ -7,7 +7,7 @@ enum ScanCommand {
     static let command = Command(
         name: "scan",
         abstract: "Decode every barcode and QR code in images and print one record per symbol.",
-        usage: "scanlua scan [--format ndjson|text] [--raw] [--symbologies LIST] [--roi X,Y,W,H] [--max-pixels N] [--script FILE]... PATH...",
+        usage: "scanlua scan [output options] [decoding options] [session options] [script options] [batch options] PATH...",
         arguments: """
             ARGUMENTS:
               PATH                    An image file (JPEG, PNG, PGM/PPM; format read from its bytes),
@@ -38,8 +38,11 @@ enum ScanCommand {
             }
             shard = (i, n)
         }
-        (session.sink as? RecordWriter)?.saysNothingFound = true
         let source = FileListSource(arguments: args.positionals, shard: shard, excluding: o.string("annotate"))
+        if let writer = session.sink as? RecordWriter {
+            writer.saysNothingFound = true
+            writer.namesSources = source.inputs.count > 1
+        }
         if let dir = o.string("annotate") {
             let inputs = source.inputs.compactMap { if case .file(let path) = $0 { return path }; return nil }
             do { session.observers.append(try AnnotatedImageWriter(directory: dir, loader: ImageLoader(maxPixels: session.settings.maxPixels), inputs: inputs)) } catch {
@@ -57,12 +60,28 @@ enum ScanCommand {
         }
         if source.inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         // Many inputs and a person watching: a progress line (cleared before each record).
-        let progress = StatusLine(enabled: Console.stderrIsTerminal && source.inputs.count >= 10)
+        let progress = StatusLine(enabled: Console.stderrIsTerminal && source.inputs.count >= 10 && o.bool("quiet") != true)
         let total = source.inputs.count
         session.onFrame = { report, _ in progress.progress(done: report.frames + report.failedInputs, total: total) }
+        let started = DispatchTime.now()
         let report = session.run(source)
         progress.finish(keep: false)
+        let quiet = o.bool("quiet") ?? false
+        if total > 1 && !quiet && report.outputError == nil {
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            Console.error(summary(report, seconds: seconds) + "\n")
+        }
         if report.failedInputs > 0 { return finalStatus(report, ExitStatus.failure) }
         return finalStatus(report, source.inputs.isEmpty || report.emptyFrames > 0 ? ExitStatus.nothingFound : ExitStatus.success)
     }
+
+    /// The closing line of a scan of many inputs, as zbarimg's "scanned N barcode symbols from M
+    /// images": with --empty-records its counts are the NDJSON lines by kind.
+    static func summary(_ r: SessionReport, seconds: Double) -> String {
+        func n(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
+        return "scanlua: scanned " + n(r.frames + r.failedInputs, "image", "images") + " in " + String(format: "%.1f s", seconds) + ": "
+            + [n(r.accepted, "code", "codes"), n(r.emptyFrames, "image without a code", "images without a code"),
+               n(r.failedInputs, "unreadable input", "unreadable inputs")].joined(separator: ", ")
+    }
 }
+

@@ -40,6 +40,11 @@ enum ShellCommands {
             .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }.joined(separator: "\n")
     }
 
+    /// Where `make install` puts the README and docs/ (it sets SCANLUA_DOC_DIR to PREFIX's).
+    static var docDirectory: String {
+        ProcessInfo.processInfo.environment["SCANLUA_DOC_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share/doc/scanlua"
+    }
+
     static func roff() -> String {
         var out = """
             .TH SCANLUA 1 "" "scanlua \(version)" "User Commands"
@@ -70,6 +75,27 @@ enum ShellCommands {
             .TP
             .I $XDG_DATA_HOME/scanlua/scanlua.db
             the default store
+            .SH DOCUMENTATION
+            The README (installing, the record fields, every mode) and the guides are in
+            .IR \(escape(docDirectory)) :
+            .TP
+            .I README.md
+            start here: scanning, watching, forwarding, the store, workers
+            .TP
+            .I docs/lua-api.md
+            the Lua API reference: scan, store, json, codec, the event and payload fields, the options
+            .TP
+            .I docs/handlers.md
+            the shipped handlers and the payloads they return
+            .TP
+            .I docs/new-code-types.md
+            new payload formats and symbologies decoded in Lua
+            .TP
+            .I docs/scale-out.md
+            stations, shards and Redis workers
+            .TP
+            .I docs/security.md
+            the sandbox, trust and what a script cannot do
             .SH SEE ALSO
             zbarimg(1), ffmpeg(1)
 
@@ -77,19 +103,66 @@ enum ShellCommands {
         return out
     }
 
+    /// What an option's value completes to: its words, files, folders, or nothing to offer.
+    enum ValueKind: Equatable {
+        case none, words([String]), files, folders, text
+    }
+
+    static func valueKind(_ o: Option) -> ValueKind {
+        switch o.kind {
+        case .flag: return .none
+        case .choice(let words): return .words(words)
+        default:
+            switch o.metavar {
+            case "DIR": return .folders
+            case "FILE", "PATH", "IMAGE", "JPEG": return .files
+            default: return .text
+            }
+        }
+    }
+
+    /// What the subcommands' own positionals complete to, beyond files.
+    static func positionalWords(_ c: Command) -> [String]? {
+        switch c.name {
+        case "completions": return ["bash", "zsh", "fish"]
+        default: return nil
+        }
+    }
+
     static func bash() -> String {
-        var cases = ""
-        for c in commands { cases += "        \(c.name)) opts=\"\(flags(c).joined(separator: " "))\" ;;\n" }
+        var flagCases = "", valueCases = ""
+        for c in commands {
+            flagCases += "        \(c.name)) opts=\"\(flags(c).joined(separator: " "))\" ;;\n"
+            for o in c.options.map(Option.named) {
+                let reply: String
+                switch valueKind(o) {
+                case .none: continue
+                case .words(let w): reply = "COMPREPLY=($(compgen -W \"\(w.joined(separator: " "))\" -- \"$cur\"))"
+                case .files: reply = "COMPREPLY=($(compgen -f -- \"$cur\"))"
+                case .folders: reply = "COMPREPLY=($(compgen -d -- \"$cur\"))"
+                case .text: reply = "COMPREPLY=()"
+                }
+                valueCases += "        \"\(c.name) \(o.flag)\") \(reply); return ;;\n"
+            }
+        }
+        let names = commands.map(\.name).joined(separator: " ")
         return """
             # bash completion for scanlua (scanlua completions bash)
             _scanlua() {
-                local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} opts
+                local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[1]} opts
                 if [ "$COMP_CWORD" -eq 1 ]; then
-                    COMPREPLY=($(compgen -W "\(commands.map(\.name).joined(separator: " ")) help --help --version" -- "$cur"))
+                    COMPREPLY=($(compgen -W "\(names) help --help --version" -- "$cur"))
                     return
                 fi
+                # An option's value: its words, files, folders, or nothing to offer.
+                case "$cmd $prev" in
+            \(valueCases)    esac
                 case "$cmd" in
-            \(cases)        *) opts="" ;;
+                    help) COMPREPLY=($(compgen -W "\(names)" -- "$cur")); return ;;
+                    completions) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
+                esac
+                case "$cmd" in
+            \(flagCases)        *) opts="" ;;
                 esac
                 if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
             }
@@ -98,23 +171,60 @@ enum ShellCommands {
             """
     }
 
+    /// An `_arguments` spec per option: `--effort[help]:LEVEL:(fast balanced thorough)`.
+    static func zshSpec(_ o: Option) -> [String] {
+        let help = Option.wrap(o.help, width: 1000).first ?? ""
+        let description = "[" + help.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "[", with: "\\[")
+            .replacingOccurrences(of: "]", with: "\\]").replacingOccurrences(of: ":", with: "\\:").replacingOccurrences(of: "'", with: "'\\''") + "]"
+        let action: String
+        switch valueKind(o) {
+        case .none: action = ""
+        case .words(let w): action = ":\(o.metavar.replacingOccurrences(of: ":", with: "\\:")):(\(w.joined(separator: " ")))"
+        case .files: action = ":\(o.metavar):_files"
+        case .folders: action = ":\(o.metavar):_files -/"
+        case .text: action = ":\(o.metavar.replacingOccurrences(of: ":", with: "\\:")): "
+        }
+        return ["'\(o.flag)\(description)\(action)'"] + (o.short.map { ["'\($0)\(description)\(action)'"] } ?? [])
+    }
+
     static func zsh() -> String {
         var out = "#compdef scanlua\n# zsh completion for scanlua (scanlua completions zsh)\n_scanlua() {\n  local -a commands\n  commands=(\n"
         for c in commands { out += "    '\(c.name):\(c.abstract.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:"))'\n" }
         out += "  )\n  if (( CURRENT == 2 )); then _describe command commands; return; fi\n  case $words[2] in\n"
-        for c in commands { out += "    \(c.name)) _arguments \(flags(c).map { "'\($0)'" }.joined(separator: " ")) '*:file:_files' ;;\n" }
+        for c in commands {
+            let specs = c.options.map(Option.named).flatMap(zshSpec) + ["'--help[Show help information.]'"]
+            let rest = positionalWords(c).map { "'1:\(c.name == "completions" ? "shell" : "value"):(\($0.joined(separator: " ")))'" }
+                ?? (c.name == "help" ? "'1:command:(\(commands.map(\.name).joined(separator: " ")))'" : "'*:file:_files'")
+            out += "    \(c.name)) _arguments \(specs.joined(separator: " ")) \(rest) ;;\n"
+        }
+        out += "    help) _arguments '1:command:(\(commands.map(\.name).joined(separator: " ")))' ;;\n"
         out += "  esac\n}\n_scanlua \"$@\"\n"
         return out
     }
 
     static func fish() -> String {
         var out = "# fish completion for scanlua (scanlua completions fish)\n"
+        out += "complete -c scanlua -f\n"
         for c in commands {
             out += "complete -c scanlua -n __fish_use_subcommand -a \(c.name) -d '\(c.abstract.replacingOccurrences(of: "'", with: "\\'"))'\n"
-            for f in flags(c) where f.hasPrefix("--") {
-                out += "complete -c scanlua -n '__fish_seen_subcommand_from \(c.name)' -l \(f.dropFirst(2))\n"
+            let when = "-n '__fish_seen_subcommand_from \(c.name)'"
+            for o in c.options.map(Option.named) {
+                var line = "complete -c scanlua \(when) -l \(o.flag.dropFirst(2))"
+                if let short = o.short { line += " -s \(short.dropFirst())" }
+                switch valueKind(o) {
+                case .none: break
+                case .words(let w): line += " -x -a '\(w.joined(separator: " "))'"
+                case .files: line += " -r -F"
+                case .folders: line += " -x -a '(__fish_complete_directories)'"
+                case .text: line += " -x"
+                }
+                out += line + "\n"
             }
+            out += "complete -c scanlua \(when) -l help\n"
+            if let words = positionalWords(c) { out += "complete -c scanlua \(when) -x -a '\(words.joined(separator: " "))'\n" }
+            else if c.name != "devices" && c.name != "manpage" { out += "complete -c scanlua \(when) -F\n" }
         }
+        out += "complete -c scanlua -n '__fish_seen_subcommand_from help' -x -a '\(commands.map(\.name).joined(separator: " "))'\n"
         return out
     }
 }

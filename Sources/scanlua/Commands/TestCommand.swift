@@ -8,7 +8,7 @@ enum TestCommand {
     static let command = Command(
         name: "test",
         abstract: "Run Lua test files (*_test.lua) against the registered parsers and rules.",
-        usage: "scanlua test [--script FILE]... [PATH...]",
+        usage: "scanlua test [script options] [PATH...]",
         arguments: """
             ARGUMENTS:
               PATH                    A *_test.lua file or a directory searched recursively for them

@@ -7,11 +7,12 @@ enum WatchCommand {
     static let command = Command(
         name: "watch",
         abstract: "Scan continuously from a camera, a y4m or MJPEG stream, or a folder receiving images.",
-        usage: "scanlua watch [--source camera|y4m|mjpeg|dir] [--duplicates MODE] [--once] [--roi X,Y,W,H] [...] SOURCE",
+        usage: "scanlua watch [stream options] [preview options] [session options] [output options] [decoding options] [script options] SOURCE",
         arguments: """
             ARGUMENTS:
-              SOURCE                  /dev/videoN (a V4L2 camera), a directory (new image files are scanned
-                                      once each), a .y4m or MJPEG file, or - for a stream on stdin, e.g.
+              SOURCE                  /dev/videoN (a V4L2 camera), a directory (each image file once it is
+                                      complete, once per content: see --settle), a .y4m or MJPEG file, or -
+                                      for a stream on stdin, e.g.
                                       ffmpeg -f v4l2 -i /dev/video0 -f yuv4mpegpipe - | scanlua watch -
                                       The kind is guessed from the path and the stream's first bytes.
             """,
@@ -54,7 +55,8 @@ enum WatchCommand {
             return ExitStatus.failure
         }
         let source: FrameSource
-        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size, newOnly: o.bool("new_only") == true) } catch {
+        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size, newOnly: o.bool("new_only") == true,
+                                               settle: o.double("settle") ?? engine.configOptions.double("settle") ?? 1) } catch {
             preview?.stop()
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure

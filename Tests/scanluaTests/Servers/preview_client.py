@@ -5,6 +5,9 @@
       Opens URL in headless Chromium, waits (up to 30 s) until the page lists N codes and shows a
       frame, then prints the page's state read from its DOM as JSON and saves a screenshot.
       Talks to Chromium over the DevTools protocol (a WebSocket client is written out below).
+      --no-frame: do not wait for a frame (a page before the first one).
+  preview_client.py shot URL --out PNG
+      One-shot `chromium --headless --screenshot`, as a person or a monitoring job would take it.
   preview_client.py events URL --count N [--header "Name: value"]...
       Reads the Server-Sent Events stream until N records came; prints each record's `data:` line.
   preview_client.py mjpeg URL --parts N --out DIR
@@ -79,11 +82,12 @@ STATE = """(() => {
   return JSON.stringify({
     codes: [...document.querySelectorAll('#codes .code')].map(li => ({
       symbology: li.querySelector('.symbology').textContent, text: li.querySelector('.text').textContent,
-      payload: li.querySelector('.payload').textContent, html: li.innerHTML})),
+      payload: li.querySelector('.payload').textContent, count: Number(li.dataset.count), html: li.innerHTML})),
     title: document.title, source: t('source'), frames: t('frames'), accepted: t('accepted'), dropped: t('dropped'),
     torch_hidden: document.getElementById('torch').hidden, ended_hidden: document.getElementById('ended').hidden,
     frame_shown: !img.hidden && img.complete && img.naturalWidth > 0,
-    frame_size: [img.naturalWidth, img.naturalHeight], frame_src: img.getAttribute('src') || ''});
+    frame_size: [img.naturalWidth, img.naturalHeight], frame_src: img.getAttribute('src') || '',
+    frame_display: getComputedStyle(img).display, waiting_display: getComputedStyle(document.getElementById('nothing')).display});
 })()"""
 
 
@@ -114,7 +118,8 @@ def page(args):
         while time.time() < deadline:
             value = ws.call("Runtime.evaluate", expression=STATE, returnByValue=True)["result"].get("value")
             state = json.loads(value) if value else {}
-            if len(state.get("codes", [])) >= args.codes and state.get("frame_shown"):
+            # --codes counts records: a code read again counts up on its line.
+            if state and sum(c.get("count", 1) for c in state.get("codes", [])) >= args.codes and (state.get("frame_shown") or args.no_frame):
                 break
             time.sleep(0.2)
         if args.screenshot:
@@ -129,6 +134,17 @@ def page(args):
         except subprocess.TimeoutExpired:
             chromium.kill()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def shot(args):
+    profile = tempfile.mkdtemp(prefix="scanlua-chromium-")
+    try:
+        subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+                        f"--user-data-dir={profile}", "--window-size=1200,800", f"--screenshot={args.out}", args.url],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=True)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    print(os.path.getsize(args.out))
 
 
 def events(args):
@@ -186,10 +202,12 @@ def request(args, method):
 p = argparse.ArgumentParser()
 sub = p.add_subparsers(dest="cmd", required=True)
 a = sub.add_parser("page"); a.add_argument("url"); a.add_argument("--codes", type=int, default=1); a.add_argument("--screenshot")
+a.add_argument("--no-frame", action="store_true")
+a = sub.add_parser("shot"); a.add_argument("url"); a.add_argument("--out", required=True)
 a = sub.add_parser("events"); a.add_argument("url"); a.add_argument("--count", type=int, default=1); a.add_argument("--header", action="append")
 a = sub.add_parser("mjpeg"); a.add_argument("url"); a.add_argument("--parts", type=int, default=1); a.add_argument("--out", required=True)
 a = sub.add_parser("get"); a.add_argument("url"); a.add_argument("--header", action="append")
 a = sub.add_parser("post"); a.add_argument("url"); a.add_argument("--header", action="append")
 args = p.parse_args()
-{"page": page, "events": events, "mjpeg": mjpeg, "get": lambda a: request(a, "GET"),
+{"page": page, "shot": shot, "events": events, "mjpeg": mjpeg, "get": lambda a: request(a, "GET"),
  "post": lambda a: request(a, "POST")}[args.cmd](args)

@@ -2,9 +2,9 @@
 import Foundation
 import Glibc
 
-/// One inotify descriptor watching a directory and every folder below it for finished files
-/// (closed after writing, or moved in); folders created or moved in while watching are watched
-/// too. Closed in deinit.
+/// One inotify descriptor watching a directory and every folder below it for files being
+/// written, closed, moved in, deleted or moved away; folders created or moved in while watching
+/// are watched too. Closed in deinit.
 final class DirectoryWatch {
     private let fd: Int32
     let directory: String
@@ -26,9 +26,11 @@ final class DirectoryWatch {
 
     /// Watches one folder. The corresponding C function is `inotify_add_watch`.
     private func add(_ folder: String) throws(SourceError) {
-        // IN_CLOSE_WRITE: a writer finished; IN_MOVED_TO: a finished file (or a folder) moved in;
-        // IN_CREATE: a folder was made.
-        let wd = inotify_add_watch(fd, folder, UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ONLYDIR))
+        // IN_CREATE, IN_MODIFY, IN_CLOSE_WRITE: a file is being written (a writer may close and
+        // reopen it many times); IN_MOVED_TO: a file or folder moved in; IN_DELETE, IN_MOVED_FROM:
+        // a file went away.
+        let mask = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR
+        let wd = inotify_add_watch(fd, folder, UInt32(mask))
         guard wd >= 0 else { throw SourceError("\(folder): cannot watch: \(String(cString: strerror(errno)))") }
         folders[wd] = folder
     }
@@ -46,13 +48,14 @@ final class DirectoryWatch {
         return out
     }
 
-    /// What happened: files that finished, and folders that appeared (now watched as well).
+    /// What happened: files written or moved in, files gone, and folders that appeared (now watched as well).
     struct Events {
         var files: [String] = []
+        var gone: [String] = []
         var newFolders: [String] = []
     }
 
-    /// Waits up to `milliseconds` for files to finish. The corresponding C functions are `poll` and `read`.
+    /// Waits up to `milliseconds` for something to happen. The corresponding C functions are `poll` and `read`.
     func wait(milliseconds: Int) throws(SourceError) -> Events {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let ready = poll(&p, 1, Int32(milliseconds))
@@ -78,8 +81,10 @@ final class DirectoryWatch {
                 if mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
                     for f in [path] + Self.subfolders(of: path) where (try? add(f)) != nil { events.newFolders.append(f) }
                 }
-            } else if mask & (UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO)) != 0 {
+            } else if mask & UInt32(IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
                 events.files.append(path)
+            } else if mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                events.gone.append(path)
             }
         }
         return events

@@ -52,7 +52,14 @@ public enum Console {
 
     /// Flushes stdout. Returns the error text if anything could not be written (disk full, closed pipe).
     public static func flush() -> String? {
-        if fflush(out) != 0 || ferror(out) != 0 { return String(cString: strerror(errno)) }
+        if fflush(out) != 0 || ferror(out) != 0 {
+            if errno == EPIPE { readerGone = true }
+            return String(cString: strerror(errno))
+        }
         return nil
     }
+
+    /// Set once a write found stdout's reader gone (`scanlua export | head`): the command ends
+    /// quietly with 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE does, instead of an error.
+    nonisolated(unsafe) public private(set) static var readerGone = false
 }
