@@ -30,7 +30,8 @@ func makeSession(_ o: OptionValues, engine: ScriptEngine, defaults: OptionValues
     let format: OutputFormat = o.bool("raw") == true ? .raw : (o.string("format").flatMap(OutputFormat.init(rawValue:)) ?? .ndjson)
     if format == .text { engine.enableSummaries() }
     do {
-        let settings = try SessionSettings.resolve(o, config: engine.configOptions, defaults: defaults)
+        let settings = try SessionSettings.resolve(o, config: engine.configOptions, defaults: defaults, luaSymbologies: engine.luaSymbologies)
+        engine.enabledDecoderNames = settings.luaDecoders
         let writer = RecordWriter(format: format)
         writer.writesEmptyRecords = settings.emptyRecords
         return ScanSession(settings: settings, engine: engine, sink: writer)
@@ -56,6 +57,11 @@ func finalStatus(_ report: SessionReport, _ status: Int32) -> Int32 {
     if report.storeFailures > 0 {
         Console.error("scanlua: \(report.storeFailures) store transaction(s) could not be committed (see the records' errors)\n")
         return ExitStatus.failure
+    }
+    if report.scriptErrors > 0 && (status == ExitStatus.success || status == ExitStatus.nothingFound) {
+        Console.error("scanlua: \(report.scriptErrors == 1 ? "1 record carries" : "\(report.scriptErrors) records carry") script errors"
+                      + " (its errors name the handler and file:line); exit status 3\n")
+        return ExitStatus.scriptErrors
     }
     return status
 }

@@ -3,7 +3,7 @@ import XCTest
 @testable import ScanCore
 
 final class MockScanTests: XCTestCase {
-    private func parsed(_ line: String, file: StaticString = #filePath, line l: UInt = #line) -> (symbols: [Symbol], source: String?)? {
+    private func parsed(_ line: String, file: StaticString = #filePath, line l: UInt = #line) -> (symbols: [Symbol], source: String?, time: Date?)? {
         switch MockScan.parse(line) {
         case .success(let r): return r
         case .failure(let e):

@@ -191,8 +191,14 @@ final class EngineTests: XCTestCase {
             scan.parser { name = "probe", parse = function(ev)
               local f, err = io.open("/etc/passwd")
               local w, werr = io.open("x.txt", "w")
-              return { os_execute = os.execute == nil, popen = io.popen == nil, debug = debug == nil,
-                       loadfile = loadfile == nil, dofile = dofile == nil, package = package == nil,
+              -- Each is out of reach, and using it says why (issue 23: not "attempt to call a nil value").
+              local function hidden(f)
+                local ok, err = pcall(f)
+                return not ok and err:find("is not available in the sandbox: scripts run sandboxed unless trusted (--trust", 1, true) ~= nil
+              end
+              return { os_execute = hidden(function() return os.execute end), popen = hidden(function() return io.popen end),
+                       debug = hidden(function() return debug end), loadfile = hidden(function() return loadfile end),
+                       dofile = hidden(function() return dofile end), package = hidden(function() return package end),
                        passwd = f == nil and err or "opened", write = werr,
                        bytecode = select(2, load(string.char(27) .. "Lua", "x", "b")) }
             end }

@@ -57,7 +57,7 @@ final class ForwardingTests: XCTestCase {
             end }
             """)
         let input = #"{"text":"A"}"# + "\n" + #"{"text":"B \"quoted\""}"# + "\n" + #"{"symbology":"ean13","text":"4719512002889"}"# + "\n"
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(broker.port)", "--script", rule],
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(broker.port)", "--script", rule],
                             stdin: Data(input.utf8))
         XCTAssertEqual(r.status, 0, r.stderr)
         let statuses = r.records.map { (($0["actions"] as? [[String: Any]])?.first?["status"] as? String) ?? "none" }
@@ -86,10 +86,10 @@ final class ForwardingTests: XCTestCase {
                 end }
                 """)
         }
-        let good = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", try rule(ca: certs.ca),
+        let good = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", try rule(ca: certs.ca),
                                 "--text", "secure"])
         XCTAssertEqual((good.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "done", good.stdout + good.stderr)
-        let bad = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", try rule(ca: certs.otherCA),
+        let bad = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", try rule(ca: certs.otherCA),
                                "--text", "unverified"])
         let action = try XCTUnwrap((bad.records.first?["actions"] as? [[String: Any]])?.first)
         XCTAssertEqual(action["status"] as? String, "queued", "\(action)")
@@ -102,7 +102,7 @@ final class ForwardingTests: XCTestCase {
               return { type = "mqtt", broker = "mqtt://127.0.0.1:\(port)", topic = "t", payload = ctx.event.text }
             end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", rule, "--text", "late"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1", "--script", rule, "--text", "late"])
         let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
         XCTAssertEqual(action["status"] as? String, "queued")
         XCTAssertEqual(action["reason"] as? String, "cannot connect to 127.0.0.1:\(port): Connection refused")
@@ -115,7 +115,7 @@ final class ForwardingTests: XCTestCase {
     func testAWebhookDownDuringTheScanArrivesExactlyOnceAfterFlush() throws {
         let port = TestServer.freePort()
         let rule = try webhookRule("http://127.0.0.1:\(port)/hook")
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule],
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule],
                             stdin: events(["one", "two"]))
         XCTAssertEqual(r.status, 0, r.stderr)
         for record in r.records {
@@ -149,7 +149,7 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(requests.first?["type"] as? String, "application/json")
 
         // --dry-run queues nothing and sends nothing.
-        let dry = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule,
+        let dry = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule,
                                "--dry-run", "--text", "dry"])
         XCTAssertEqual((dry.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "dry-run")
         XCTAssertEqual(server.requests.count, 2)
@@ -161,7 +161,7 @@ final class ForwardingTests: XCTestCase {
         let server = started(try TestServer.webhook(in: dir, failFirst: 50, flap: 7))
         let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
         let texts = (0..<1000).map { "code-\($0)" }
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule],
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule],
                             stdin: events(texts))
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.records.count, 1000)
@@ -183,7 +183,7 @@ final class ForwardingTests: XCTestCase {
         // Something listens on 127.0.0.2: it must never see a connection.
         let other = started(try TestServer.webhook(in: dir, host: "127.0.0.2"))
         let rule = try webhookRule("http://127.0.0.2:\(other.port)/steal")
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:8123", "--script", rule, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:8123", "--script", rule, "--text", "x"])
         let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
         XCTAssertEqual(action["status"] as? String, "failed")
         XCTAssertEqual(action["error"] as? String, "rule 'post': 127.0.0.2:\(other.port) is not on the network allow-list (the config's"
@@ -191,14 +191,14 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "not queued either")
         // A script cannot add hosts; the config can (as a list), and --trust allows any.
         let grab = try write("grab.lua", "require('scan').options { network = { '127.0.0.2' } }\n")
-        let refused = try CLI.run(["simulate", "--no-default-scripts", "--script", grab, "--text", "x"])
+        let refused = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", grab, "--text", "x"])
         XCTAssertEqual(refused.status, 2)
         XCTAssertTrue(refused.stderr.contains("scan.options: 'network' can be set only by the config or --network, not by a script"),
                       refused.stderr)
         Thread.sleep(forTimeInterval: 0.2)
         XCTAssertTrue(other.requests.isEmpty, "no request reached 127.0.0.2")
         let config = try write("init.lua", "require('scan').options { network = { '127.0.0.2:\(other.port)' } }\n")
-        let allowed = try CLI.run(["simulate", "--no-default-scripts", "--config", config, "--db", db, "--script", rule, "--text", "y"])
+        let allowed = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--config", config, "--db", db, "--script", rule, "--text", "y"])
         XCTAssertEqual((allowed.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "done", allowed.stdout)
         XCTAssertEqual(other.requests.count, 1)
     }
@@ -219,7 +219,7 @@ final class ForwardingTests: XCTestCase {
               return { type = "tamper", errors = r }
             end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--script", rule, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--script", rule, "--text", "x"])
         let p = try XCTUnwrap(r.records.first?["payload"] as? [String: Any])
         let errors = try XCTUnwrap(p["errors"] as? [String: Any])
         for i in 1...6 {
@@ -238,7 +238,7 @@ final class ForwardingTests: XCTestCase {
                   return { type = "http", url = "http://127.0.0.1:\(server.port)/h", body = "x", headers = \(headers) }
                 end }
                 """)
-            let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
+            let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
             let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
             XCTAssertEqual(action["status"] as? String, "failed", headers)
             XCTAssertTrue((action["error"] as? String ?? "").contains("must be an HTTP token and the value one line"), "\(action)")
@@ -248,7 +248,7 @@ final class ForwardingTests: XCTestCase {
               return { type = "http", url = "http://127.0.0.1:\(server.port)/h", body = "x", headers = { ["idempotency-key"] = "mine" } }
             end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", own, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", own, "--text", "x"])
         let key = (r.records.first?["actions"] as? [[String: Any]])?.first?["idempotency_key"] as? String
         XCTAssertEqual(server.requests.count, 1, "only the clean request was sent")
         XCTAssertEqual(server.requests.first?["key"] as? String, key, "scanlua's key, not the rule's")
@@ -271,7 +271,7 @@ final class ForwardingTests: XCTestCase {
                   return { type = "http", url = "\(url)", body = "\(smuggled)", headers = \(headers) }
                 end }
                 """)
-            let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
+            let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule, "--text", "x"])
             let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first, r.stdout + r.stderr)
             XCTAssertEqual(action["status"] as? String, "failed", headers)
             let error = action["error"] as? String ?? ""
@@ -282,7 +282,7 @@ final class ForwardingTests: XCTestCase {
               return { type = "http", url = "\(url)", body = "x", headers = { ["X-Shop"] = "till-3" } }
             end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", clean, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", clean, "--text", "x"])
         XCTAssertEqual((r.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "done", r.stdout + r.stderr)
         Thread.sleep(forTimeInterval: 1.5)  // the listener logs a connection when it closes
         let received = String(decoding: (try? Data(contentsOf: server.log)) ?? Data(), as: UTF8.self)
@@ -302,7 +302,7 @@ final class ForwardingTests: XCTestCase {
         let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
         let p = Process()
         p.executableURL = CLI.binary
-        p.arguments = ["simulate", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule,
+        p.arguments = ["simulate", "--perform", "all", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)", "--script", rule,
                        "--text", "crash"]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -330,7 +330,7 @@ final class ForwardingTests: XCTestCase {
         let texts = ["=HYPERLINK(\\\"http://evil.example\\\",\\\"x\\\")", "+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1:A2)",
                      "\\tTAB", "\\rCR", "x;=1+1", "x\\t=1+1", "plain", "a=1"]
         let input = texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined()
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
         let stored = r.records.compactMap { $0["text"] as? String }
         XCTAssertEqual(stored.count, texts.count, r.stderr)
         let csv = dir.appendingPathComponent("h.csv")
@@ -360,7 +360,7 @@ final class ForwardingTests: XCTestCase {
     func testExportCSVRoundTripsThroughPythonsCSVModule() throws {
         let texts = ["plain", "comma, here", "quote \\\"q\\\" here", "line\\nbreak", "中文 and é", "a,\\\"b\\\"\\r\\nc"]
         let input = texts.map { #"{"text":"\#($0)"}"# + "\n" }.joined()
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", db], stdin: Data(input.utf8))
         XCTAssertEqual(r.records.count, texts.count, r.stderr)
         let expected = r.records.compactMap { $0["text"] as? String }
         let csv = dir.appendingPathComponent("history.csv")
@@ -386,7 +386,7 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["export", "--db", db, "--format", "ndjson", "--since", "2999-01-01"]).stdout, "")
         // Text with a NUL byte comes back whole (it was cut at the NUL once).
         let nulDB = dir.appendingPathComponent("nul.db").path
-        _ = try CLI.run(["simulate", "--no-default-scripts", "--db", nulDB, "--hex", "68747470733a2f2f676f6f64002e6576696c"])
+        _ = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--db", nulDB, "--hex", "68747470733a2f2f676f6f64002e6576696c"])
         let nul = try CLI.run(["export", "--db", nulDB, "--format", "ndjson"])
         XCTAssertTrue(nul.stdout.contains(#""text":"https://good\u0000.evil""#), nul.stdout)
         let bad = try CLI.run(["export", "--db", db, "--since", "yesterday"])

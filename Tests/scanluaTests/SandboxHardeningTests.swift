@@ -23,19 +23,19 @@ final class SandboxHardeningTests: XCTestCase {
         for (option, value) in [("instruction_limit", "0"), ("instruction_limit", "20000000"), ("memory_limit", "0"),
                                 ("memory_limit", "1073741824"), ("max_failures", "100")] {
             let s = try script("raise.lua", "require('scan').options { \(option) = \(value) }\n")
-            let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+            let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", s, "--text", "x"])
             XCTAssertEqual(r.status, 2, "\(option) = \(value)")
             XCTAssertTrue(r.stderr.contains("scan.options: '\(option)' can be raised only by the config or the command line"), r.stderr)
         }
         let trust = try script("trust.lua", "require('scan').options { trust = true }\n")
-        let t = try CLI.run(["simulate", "--no-default-scripts", "--script", trust, "--text", "x"])
+        let t = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", trust, "--text", "x"])
         XCTAssertEqual(t.status, 2)
         XCTAssertTrue(t.stderr.contains("scan.options: 'trust' can be given only by the config or --trust, not by a script"), t.stderr)
         // Lowering is fine, and the config may raise.
         let lower = try script("lower.lua", "require('scan').options { instruction_limit = 1000000, max_failures = 2 }\n")
-        XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--script", lower, "--text", "x"]).status, 0)
+        XCTAssertEqual(try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", lower, "--text", "x"]).status, 0)
         let config = try script("init.lua", "require('scan').options { instruction_limit = 0, memory_limit = 0 }\n")
-        XCTAssertEqual(try CLI.run(["simulate", "--no-default-scripts", "--config", config, "--text", "x"]).status, 0)
+        XCTAssertEqual(try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--config", config, "--text", "x"]).status, 0)
     }
 
     func testTheStringLibraryIsFrozenAndHasNoDump() throws {
@@ -49,7 +49,7 @@ final class SandboxHardeningTests: XCTestCase {
               return r
             end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", s, "--text", "x"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let p = try XCTUnwrap(r.records.first?["payload"] as? [String: Any])
         XCTAssertEqual(p["mt"] as? String, "read-only", "the real string metatable is hidden")
@@ -120,7 +120,7 @@ final class SandboxHardeningTests: XCTestCase {
               { type = "append", path = "real/ok.txt", line = "fine" },
             } end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", "rule.lua", "--db", "store.db", "--text", "x"], cwd: dir)
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", "rule.lua", "--db", "store.db", "--text", "x"], cwd: dir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let record = try XCTUnwrap(r.records.first)
         let payload = try XCTUnwrap(record["payload"] as? [String: Any])
@@ -146,7 +146,7 @@ final class SandboxHardeningTests: XCTestCase {
     func testCodeOutsideHandlersIsBoundedToo() throws {
         // Lua runs __gc with hooks off: the sandbox refuses finalizers.
         let gc = try script("gc.lua", "keep = setmetatable({}, { __gc = function() while true do end end })\n")
-        let g = try CLI.run(["simulate", "--no-default-scripts", "--script", gc, "--text", "x"])
+        let g = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", gc, "--text", "x"])
         XCTAssertEqual(g.status, 2)
         XCTAssertTrue(g.stderr.contains("gc.lua:1: setmetatable: __gc finalizers are not available in the sandbox"), g.stderr)
         let s = try script("unbounded.lua", """
@@ -161,7 +161,7 @@ final class SandboxHardeningTests: XCTestCase {
             scan.rule { name = "err", on = "nothing", run = function() end }
             """)
         let start = Date()
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", s, "--text", "x"])
         XCTAssertLessThan(Date().timeIntervalSince(start), 30, "bounded")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.records.count, 1)
@@ -178,7 +178,7 @@ final class SandboxHardeningTests: XCTestCase {
               return { n = #t }
             end }
             """)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--memory-limit", "4", "--script", s, "--text", "x"])
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--memory-limit", "4", "--script", s, "--text", "x"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let errors = try XCTUnwrap(r.records.first?["errors"] as? [[String: Any]])
         XCTAssertTrue((errors.first?["message"] as? String ?? "").contains("memory limit exceeded (4 MiB)"), "\(errors)")
@@ -199,7 +199,7 @@ final class SandboxHardeningTests: XCTestCase {
             end }
             """)
         let events = (0..<100).map { #"{"text":"\#($0)"}"# + "\n" }.joined()
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--memory-limit", "8", "--max-failures", "1000", "--script", s],
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--memory-limit", "8", "--max-failures", "1000", "--script", s],
                             stdin: Data(events.utf8), timed: true)
         XCTAssertEqual(r.records.count, 100)
         for record in r.records {

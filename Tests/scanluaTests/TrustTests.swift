@@ -21,7 +21,7 @@ final class TrustTests: XCTestCase {
         let config = dir.appendingPathComponent("scanlua.lua")
         try "require('scan').parser { name = 'mine', parse = function() return { type = 'mine' } end }\n"
             .write(to: config, atomically: true, encoding: .utf8)
-        let untrusted = try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)
+        let untrusted = try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: dir, env: env)
         XCTAssertEqual(untrusted.status, 2)
         XCTAssertTrue(untrusted.records.isEmpty)
         XCTAssertTrue(untrusted.stderr.contains(
@@ -32,7 +32,7 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(trust.status, 0, trust.stderr)
         let real = config.resolvingSymlinksInPath().path
         XCTAssertEqual(trust.stdout, "trusted \(real)\n")
-        XCTAssertEqual(payloadType(try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)), "mine")
+        XCTAssertEqual(payloadType(try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: dir, env: env)), "mine")
 
         // The list holds the SHA-256 of the contents (checked against sha256sum's).
         let list = try String(contentsOfFile: dir.appendingPathComponent("state/scanlua/trust").path, encoding: .utf8)
@@ -42,11 +42,11 @@ final class TrustTests: XCTestCase {
 
         // A changed file is refused until trusted again.
         try "require('scan').options { trust = true }\n".write(to: config, atomically: true, encoding: .utf8)
-        let changed = try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)
+        let changed = try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: dir, env: env)
         XCTAssertEqual(changed.status, 2)
         XCTAssertTrue(changed.stderr.contains("./scanlua.lua changed since it was trusted, so it was not run"), changed.stderr)
         // Naming it needs no trust.
-        XCTAssertEqual(try CLI.run(["simulate", "--config", "scanlua.lua", "--text", "x"], cwd: dir, env: env).status, 0)
+        XCTAssertEqual(try CLI.run(["simulate", "--perform", "all", "--config", "scanlua.lua", "--text", "x"], cwd: dir, env: env).status, 0)
 
         XCTAssertEqual(try CLI.run(["trust", "--remove", "scanlua.lua"], cwd: dir, env: env).stdout, "untrusted scanlua.lua\n")
         let again = try CLI.run(["trust", "--remove", "scanlua.lua"], cwd: dir, env: env)
@@ -66,7 +66,7 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: mine, env: env).status, 0)
         try FileManager.default.createSymbolicLink(atPath: evil.appendingPathComponent("scanlua.lua").path,
                                                    withDestinationPath: mine.appendingPathComponent("scanlua.lua").path)
-        let linked = try CLI.run(["simulate", "--text", "x"], cwd: evil, env: env)
+        let linked = try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: evil, env: env)
         XCTAssertEqual(linked.status, 2)
         XCTAssertTrue(linked.stderr.contains("./scanlua.lua is a symbolic link, so it was not run"), linked.stderr)
         // A folder shipping st/scanlua/trust that trusts its own config, with XDG_STATE_HOME=st.
@@ -74,7 +74,7 @@ final class TrustTests: XCTestCase {
         try FileManager.default.createDirectory(at: shipped.appendingPathComponent("st/scanlua"), withIntermediateDirectories: true)
         try "require('scan').options { default_scripts = false }\n".write(to: shipped.appendingPathComponent("scanlua.lua"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: shipped, env: ["XDG_STATE_HOME": shipped.appendingPathComponent("st").path]).status, 0)
-        let relative = try CLI.run(["simulate", "--text", "x"], cwd: shipped, env: ["XDG_STATE_HOME": "st", "HOME": dir.path])
+        let relative = try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: shipped, env: ["XDG_STATE_HOME": "st", "HOME": dir.path])
         XCTAssertEqual(relative.status, 2, "the relative state home is ignored, so the config is not trusted")
     }
 
@@ -90,16 +90,16 @@ final class TrustTests: XCTestCase {
         try write("require 'mine'\n", "scanlua.lua")
         try write("require('scan').options { max_failures = 3 }\n", "mine.lua")
         XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env).status, 0)
-        let untrusted = try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env)
+        let untrusted = try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: dir, env: env)
         XCTAssertEqual(untrusted.status, 2)
         XCTAssertTrue(untrusted.stderr.contains("mine.lua, required by the trusted ./scanlua.lua, is not trusted, so it was not run"),
                       untrusted.stderr)
         XCTAssertEqual(try CLI.run(["trust", "mine.lua"], cwd: dir, env: env).status, 0)
-        XCTAssertEqual(try CLI.run(["simulate", "--text", "x"], cwd: dir, env: env).status, 0)
+        XCTAssertEqual(try CLI.run(["simulate", "--perform", "all", "--text", "x"], cwd: dir, env: env).status, 0)
         // The attack: only the module changes, to give trust and lift the limits.
         try write("require('scan').options { trust = true, network = {'*'}, instruction_limit = 0 }\n", "mine.lua")
         try write("local f = io.popen('echo ESCAPED') print(f:read('a'))\n", "evil.lua")
-        let swapped = try CLI.run(["simulate", "--script", "evil.lua", "--text", "x"], cwd: dir, env: env)
+        let swapped = try CLI.run(["simulate", "--perform", "all", "--script", "evil.lua", "--text", "x"], cwd: dir, env: env)
         XCTAssertEqual(swapped.status, 2)
         XCTAssertTrue(swapped.stderr.contains("mine.lua, required by the trusted ./scanlua.lua, changed since it was trusted"), swapped.stderr)
         XCTAssertFalse(swapped.stdout.contains("ESCAPED") || swapped.stderr.contains("ESCAPED\n"), swapped.stderr)
@@ -116,13 +116,13 @@ final class TrustTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["trust", "scanlua.lua"], cwd: dir, env: env).status, 0)
         let marker = dir.appendingPathComponent("pwned").path
         try write("os.execute('id > \(marker)') return { parse = function() return { type = 'pwned' } end }\n", "lazyhelper.lua")
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--text", "lazy"], cwd: dir, env: env)
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--text", "lazy"], cwd: dir, env: env)
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker), "the planted module ran")
         XCTAssertNotEqual(payloadType(r), "pwned")
         XCTAssertTrue(r.stdout.contains("lazyhelper.lua, required by the trusted ./scanlua.lua, is not trusted"), r.stdout)
         // Trusted, it runs.
         XCTAssertEqual(try CLI.run(["trust", "lazyhelper.lua"], cwd: dir, env: env).status, 0)
-        _ = try CLI.run(["simulate", "--no-default-scripts", "--text", "lazy"], cwd: dir, env: env)
+        _ = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--text", "lazy"], cwd: dir, env: env)
         XCTAssertTrue(FileManager.default.fileExists(atPath: marker))
     }
 
@@ -134,7 +134,7 @@ final class TrustTests: XCTestCase {
         try write("print('PLANTED default')\n", "default.lua")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("handlers"), withIntermediateDirectories: true)
         try write("print('PLANTED url')\n", "handlers/url.lua")
-        let r = try CLI.run(["simulate", "--text", "https://example.com/a"], cwd: dir, env: env)
+        let r = try CLI.run(["simulate", "--perform", "all", "--text", "https://example.com/a"], cwd: dir, env: env)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertFalse(r.stdout.contains("PLANTED") || r.stderr.contains("PLANTED"), r.stdout + r.stderr)
         XCTAssertEqual(payloadType(r), "url")
@@ -161,7 +161,7 @@ final class TrustTests: XCTestCase {
         defer { stop.set() }
         var goodRuns = 0, refused = 0
         for _ in 0..<200 {
-            let r = try CLI.run(["simulate", "--no-default-scripts", "--text", "x"], cwd: dir, env: env)
+            let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--text", "x"], cwd: dir, env: env)
             XCTAssertFalse(r.stdout.contains("EVIL") || r.stderr.contains("EVIL"), "the evil file ran: \(r.stderr)")
             if r.stderr.contains("GOOD") { goodRuns += 1 } else if r.status == 2 { refused += 1 }
         }
@@ -179,7 +179,7 @@ final class TrustTests: XCTestCase {
             require('scan').rule { name = "pwn", on = "raw",
               run = function() return { { type = "append", path = "state/scanlua/trust", line = "0000 /tmp/evil.lua" } } end }
             """.write(toFile: rule, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", rule, "--text", "x"], cwd: dir, env: env)
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", rule, "--text", "x"], cwd: dir, env: env)
         let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
         XCTAssertEqual(action["status"] as? String, "failed", "\(action)")
         XCTAssertEqual(action["error"] as? String, "state/scanlua/trust: an action cannot write a script, a config or a database")

@@ -8,7 +8,8 @@ local fields = urls.fields  -- KEY:value; fields with backslash escapes
 
 -- {====================== Wi-Fi ======================
 
---- WIFI:T:<auth>;S:<ssid>;P:<password>;H:<true|false>;; with EAP fields E, PH2, A, I.
+--- WIFI:T:<auth>;S:<ssid>;P:<password>;H:<true|false>;; with EAP fields E, PH2, A, I, and
+--- WPA3's R (transition disable, hex bits: 1 = WPA3-Personal only) and K (SAE-PK public key).
 function contact.wifi(text)
   if text:sub(1, 5):upper() ~= "WIFI:" then return nil end
   local f = fields(text:sub(6))
@@ -25,6 +26,12 @@ function contact.wifi(text)
   if f.E or f.PH2 or f.A or f.I then
     p.eap = { method = f.E, phase2 = f.PH2, anonymous_identity = f.A, identity = f.I }
   end
+  if type(f.R) == "string" and f.R ~= "" then
+    p.transition_disable = f.R
+    local bits = tonumber(f.R, 16)
+    if bits then p.wpa3_only = bits & 1 == 1 end
+  end
+  if type(f.K) == "string" and f.K ~= "" then p.sae_public_key = f.K end
   return p
 end
 
@@ -33,6 +40,13 @@ end
 -- {====================== MECARD and BIZCARD ======================
 
 local function list(v) if v == nil then return nil end return type(v) == "table" and v or { v } end
+-- MECARD and BIZCARD addresses are free text: { text = ... } like a vCard address without parts.
+local function text_addresses(v)
+  local out = list(v)
+  if not out then return nil end
+  for i, a in ipairs(out) do out[i] = { text = a } end
+  return out
+end
 
 function contact.mecard(text)
   if text:sub(1, 7):upper() ~= "MECARD:" then return nil end
@@ -42,7 +56,7 @@ function contact.mecard(text)
   local last, first = name:match("^([^,]*),(.*)$")  -- MECARD writes "last,first"
   if last then name = (first .. " " .. last):match("^%s*(.-)%s*$") end
   return { type = "contact", format = "mecard", name = name, phones = list(f.TEL), emails = list(f.EMAIL),
-           urls = list(f.URL), addresses = list(f.ADR), org = f.ORG, birthday = f.BDAY, note = f.NOTE }
+           urls = list(f.URL), addresses = text_addresses(f.ADR), org = f.ORG, birthday = f.BDAY, note = f.NOTE }
 end
 
 function contact.bizcard(text)
@@ -52,7 +66,7 @@ function contact.bizcard(text)
   local phones = {}
   for _, k in ipairs { "B", "M", "F" } do if f[k] then phones[#phones + 1] = f[k] end end
   local name = ((f.N or "") .. " " .. (f.X or "")):match("^%s*(.-)%s*$")
-  return { type = "contact", format = "bizcard", name = name, org = f.C, title = f.T, addresses = list(f.A),
+  return { type = "contact", format = "bizcard", name = name, org = f.C, title = f.T, addresses = text_addresses(f.A),
            phones = #phones > 0 and phones or nil, emails = list(f.E) }
 end
 
@@ -130,10 +144,21 @@ function contact.vcard(text)
     elseif l.name == "N" and not p.name then
       local c = components(l.value)  -- family;given;additional;prefix;suffix
       p.name = join_nonempty({ c[4] or "", c[2] or "", c[3] or "", c[1] or "", c[5] or "" }, " ")
-    elseif l.name == "TEL" then add("phones", { number = unescape(l.value), type = l.params.TYPE and l.params.TYPE:lower() })
+    elseif l.name == "TEL" then
+      -- vCard 4 writes TEL;VALUE=uri:tel:+1-555-0100 (RFC 6350 6.4.1): the number is the URI's path.
+      local number = unescape(l.value)
+      if (l.params.VALUE or ""):lower() == "uri" or number:lower():find("^tel:") then number = number:gsub("^[Tt][Ee][Ll]:", "") end
+      add("phones", { number = number, type = l.params.TYPE and l.params.TYPE:lower():gsub('"', "") })
     elseif l.name == "EMAIL" then add("emails", unescape(l.value))
     elseif l.name == "URL" then add("urls", unescape(l.value))
-    elseif l.name == "ADR" then add("addresses", join_nonempty(components(l.value), " "))
+    elseif l.name == "ADR" then
+      -- post office box; extended address; street; locality; region; postal code; country (RFC 6350 6.3.1)
+      local c = components(l.value)
+      local a = { text = join_nonempty(c, " "), type = l.params.TYPE and l.params.TYPE:lower():gsub('"', "") }
+      for i, key in ipairs { "po_box", "extended", "street", "locality", "region", "postal_code", "country" } do
+        if c[i] and c[i] ~= "" then a[key] = c[i] end
+      end
+      add("addresses", a)
     elseif l.name == "ORG" then p.org = join_nonempty(components(l.value), " ")
     elseif l.name == "TITLE" then p.title = unescape(l.value)
     elseif l.name == "NOTE" then p.note = unescape(l.value)

@@ -144,8 +144,40 @@ local primary = { ["01"] = { "22", "10", "21", "235" }, ["00"] = {}, ["253"] = {
                   ["8018"] = { "8019" }, ["401"] = {}, ["402"] = {} }
 local shortcodes = { gtin = "01", lot = "10", ser = "21", exp = "17" }
 
+-- What a primary key's value must be (GS1 Digital Link 1.2 §4 and the General Specifications):
+-- digits of the key's lengths with a right check digit, then the characters some keys allow.
+-- A path whose would-be key fails this is not a Digital Link (https://example.com/2024/01/15/post).
+local function key_digits(value, lengths, rest)
+  local digits = value:match("^%d+")
+  for _, n in ipairs(lengths) do
+    if digits and #digits >= n and checkdigit.gs1_valid(value:sub(1, n)) then
+      local tail = value:sub(n + 1)
+      if (rest == 0 and tail == "") or (rest > 0 and #tail <= rest and tail:match("^[%w%-%.%%_!\"&'()*+,/:;<=>?]*$")) then return true end
+    end
+  end
+  return false
+end
+local function key_text(value, max) return #value >= 1 and #value <= max and value:match("^[%w%-%.%%_!\"&'()*+,/:;<=>?]+$") ~= nil end
+local key_syntax = {
+  ["01"] = function(v) return v:match("^%d+$") ~= nil and (#v == 8 or #v == 12 or #v == 13 or #v == 14) and checkdigit.gs1_valid(v) end,
+  ["00"] = function(v) return key_digits(v, { 18 }, 0) end,
+  ["414"] = function(v) return key_digits(v, { 13 }, 0) end,
+  ["253"] = function(v) return key_digits(v, { 13 }, 17) end,
+  ["255"] = function(v) return key_digits(v, { 13 }, 12) and v:match("^%d+$") ~= nil end,
+  ["8003"] = function(v) return v:sub(1, 1) == "0" and key_digits(v:sub(2), { 13 }, 16) end,
+  ["8004"] = function(v) return key_text(v, 30) end,
+  ["8006"] = function(v) return v:match("^%d+$") ~= nil and #v == 18 and checkdigit.gs1_valid(v:sub(1, 14)) end,
+  ["8010"] = function(v) return key_text(v, 30) end,
+  ["8017"] = function(v) return key_digits(v, { 18 }, 0) end,
+  ["8018"] = function(v) return key_digits(v, { 18 }, 0) end,
+  ["401"] = function(v) return key_text(v, 30) end,
+  ["402"] = function(v) return key_digits(v, { 17 }, 0) end,
+}
+
 --- A GS1 Digital Link URI -> gs1 payload with `digital_link` (canonical, id.gs1.org) and
---- the URL's own warnings; nil when it has no primary key; valid = false on bad order.
+--- the URL's own warnings; nil when it has no primary key of the right syntax (a GTIN of 8,
+--- 12, 13 or 14 digits with its check digit, ...): an ordinary URL is left to the url parser.
+--- valid = false on bad qualifiers or their order.
 function gs1.parse_digital_link(text)
   local u = url.parse(text)
   if not u or (u.scheme ~= "http" and u.scheme ~= "https") or not u.host then return nil end
@@ -154,7 +186,7 @@ function gs1.parse_digital_link(text)
   local start
   for i = 1, #segs - 1 do
     local ai = shortcodes[segs[i]] or segs[i]
-    if primary[ai] then start = i; break end
+    if primary[ai] and key_syntax[ai](url.decode(segs[i + 1]) or segs[i + 1]) then start = i; break end
   end
   if not start then return nil end
   local problems, elements = {}, {}

@@ -68,4 +68,17 @@ describe("GS1 Digital Link", function()
     expect(r.payload.warnings).to_equal({ "insecure-http" })
     expect(scan.simulate { text = "https://example.com/about" }.parser).to_equal("url")
   end)
+  it("leaves ordinary URLs to the url parser (issue 23): a key needs its syntax and check digit", function()
+    -- /01/15 is a date in a blog's path, not a GTIN: GTINs have 8, 12, 13 or 14 digits.
+    local r = scan.simulate { text = "https://example.com/2024/01/15/post" }
+    expect(r.parser).to_equal("url")
+    expect(r.payload.type).to_equal("url")
+    expect(gs1.parse_digital_link("https://example.com/2024/01/15/post")).to_be_nil()
+    expect(gs1.parse_digital_link("https://example.com/01/12345678901234")).to_be_nil()   -- check digit wrong
+    expect(gs1.parse_digital_link("https://example.com/00/12345")).to_be_nil()            -- an SSCC has 18 digits
+    expect(gs1.parse_digital_link("https://example.com/414/abc")).to_be_nil()
+    -- A prefix path, then a real key further on, still is one.
+    expect(gs1.parse_digital_link("https://brand.example/products/01/15/01/09506000134352").ai["01"]).to_equal("09506000134352")
+    expect(gs1.parse_digital_link("https://id.gs1.org/01/96385074").ai["01"]).to_equal("00000096385074")
+  end)
 end)

@@ -84,11 +84,29 @@ end
 
 -- {====================== Swiss QR-bill ======================
 
-local function address(l, i)
-  local a = { type = l[i], name = l[i + 1], street = l[i + 2], number = l[i + 3], postcode = l[i + 4], town = l[i + 5], country = l[i + 6] }
+-- An address of 7 lines: S (structured) has street, number, postcode and town; K (combined) has
+-- two free address lines where street and number would be, postcode and town empty. K is no
+-- longer allowed since the implementation guidelines of November 2025: it is flagged.
+local function address(l, i, role, problems)
+  local a
+  if l[i] == "K" then
+    a = { type = "K", name = l[i + 1], address_line1 = l[i + 2], address_line2 = l[i + 3], country = l[i + 6] }
+    problems[#problems + 1] = role .. ": a combined address (type K) is no longer allowed since November 2025; use S"
+  else
+    a = { type = l[i], name = l[i + 1], street = l[i + 2], number = l[i + 3], postcode = l[i + 4], town = l[i + 5], country = l[i + 6] }
+  end
   if (a.name or "") == "" then return nil end
   for k, v in pairs(a) do if v == "" then a[k] = nil end end
   return a
+end
+
+-- The amount: digits with at most two decimals after a point, 0.01 to 999999999.99 (no
+-- thousands separators, exponents or hex, which tonumber would take).
+local function swiss_amount(text)
+  local whole, decimals = text:match("^(%d+)%.?(%d*)$")
+  if not whole or #decimals > 2 or (text:find(".", 1, true) and #decimals == 0) or #whole > 9 then return nil end
+  local n = tonumber(whole .. "." .. (decimals ~= "" and decimals or "0"))
+  return n and n >= 0.01 and n or nil
 end
 
 function payment.swiss(text)
@@ -96,15 +114,21 @@ function payment.swiss(text)
   local l = lines(text)
   local problems = {}
   if #l < 31 then problems[#problems + 1] = "a QR-bill has at least 31 lines, this one " .. #l end
-  local p = { type = "swiss-qr-bill", version = l[2], iban = l[4], creditor = address(l, 5), currency = l[20],
-              debtor = address(l, 21), reference_type = l[28], reference = l[29] ~= "" and l[29] or nil,
+  local p = { type = "swiss-qr-bill", version = l[2], iban = l[4], creditor = address(l, 5, "creditor", problems), currency = l[20],
+              debtor = address(l, 21, "debtor", problems), reference_type = l[28], reference = l[29] ~= "" and l[29] or nil,
               message = l[30] ~= "" and l[30] or nil, billing_information = l[32] ~= "" and l[32] or nil }
   if l[2] ~= "0200" then problems[#problems + 1] = "version must be 0200" end
   if l[31] ~= "EPD" then problems[#problems + 1] = "trailer EPD missing on line 31" end
   if not p.iban or not checkdigit.iban_valid(p.iban) or not p.iban:match("^[CL][HI]") then
     problems[#problems + 1] = "IBAN must be a valid CH or LI IBAN"
   end
-  if l[19] and l[19] ~= "" then p.amount = tonumber(l[19]) end
+  if l[19] and l[19] ~= "" then
+    p.amount = swiss_amount(l[19])
+    if not p.amount then
+      p.amount_text = l[19]
+      problems[#problems + 1] = "amount " .. l[19] .. " is not an amount: digits, a point and at most 2 decimals, 0.01 to 999999999.99"
+    end
+  end
   if p.currency ~= "CHF" and p.currency ~= "EUR" then problems[#problems + 1] = "currency must be CHF or EUR" end
   local iid = p.iban and tonumber(p.iban:gsub("%s", ""):sub(5, 9))
   local qr_iban = iid and iid >= 30000 and iid <= 31999
@@ -118,6 +142,7 @@ function payment.swiss(text)
   elseif p.reference_type ~= "NON" then
     problems[#problems + 1] = "reference type must be QRR, SCOR or NON"
   end
+  if qr_iban and p.reference_type ~= "QRR" then problems[#problems + 1] = "a QR-IBAN needs a QRR reference" end
   p.valid = #problems == 0
   p.problems = #problems > 0 and problems or nil
   return p
@@ -244,9 +269,12 @@ scan.parser {
   end,
 }
 
-local function money(currency, amount) return amount and string.format("%s %.2f", currency or "", amount) or "open amount" end
+local function money(currency, amount, unreadable)
+  if unreadable then return "amount " .. unreadable .. " (not an amount)" end
+  return amount and string.format("%s %.2f", currency or "", amount) or "open amount"
+end
 scan.summary { type = "epc", format = function(p) return "SEPA transfer " .. money(p.currency, p.amount) .. " to " .. tostring(p.name) .. ", " .. tostring(p.iban) .. (p.valid and "" or " (INVALID)") end }
-scan.summary { type = "swiss-qr-bill", format = function(p) return "Swiss QR-bill " .. money(p.currency, p.amount) .. " to " .. (p.creditor and p.creditor.name or "?") .. ", " .. tostring(p.iban) .. (p.valid and "" or " (INVALID)") end }
+scan.summary { type = "swiss-qr-bill", format = function(p) return "Swiss QR-bill " .. money(p.currency, p.amount, p.amount_text) .. " to " .. (p.creditor and p.creditor.name or "?") .. ", " .. tostring(p.iban) .. (p.valid and "" or " (INVALID)") end }
 scan.summary { type = "emv-merchant", format = function(p) return "EMV merchant QR " .. (p.merchant_name or "?") .. ", " .. money(p.currency or p.currency_code, p.amount) .. (p.valid and "" or " (INVALID)") end }
 scan.summary { type = "twqr", format = function(p) return "TWQR " .. tostring(p.kind) .. " " .. tostring(p.name) .. (p.bank and ", bank " .. p.bank or "") end }
 

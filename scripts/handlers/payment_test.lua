@@ -53,6 +53,39 @@ describe("Swiss QR-bill", function()
     expect(payment.swiss(base:format("210000000003139471430009018")).problems).to_equal({ "QR reference fails its mod-10 check" })
     expect(payment.swiss("SPC\n0200\n1\nCH53").problems[1]).to_equal("a QR-bill has at least 31 lines, this one 4")
   end)
+  -- Issue 23: what tonumber took, and what the implementation guidelines refuse.
+  local bill = "SPC\n0200\n1\n%s\n%s\n%s\n%s\n%s\n%s\n%s\nCH\n\n\n\n\n\n\n\n%s\nCHF\n\n\n\n\n\n\n\n%s\n%s\n\nEPD"
+  local function swiss(amount, iban, ref_type, ref, addr)
+    addr = addr or { "S", "Robert", "Rue du Lac", "12", "2501", "Biel" }
+    return payment.swiss(bill:format(iban or "CH5380005000010283664", addr[1], addr[2], addr[3], addr[4], addr[5], addr[6],
+                                     amount, ref_type or "NON", ref or ""))
+  end
+  it("reads amounts as the guidelines write them, and nothing else", function()
+    expect(swiss("1949.75").amount).to_be(1949.75)
+    expect(swiss("50").amount).to_be(50)
+    expect(swiss("0.5").amount).to_be(0.5)
+    expect(swiss("999999999.99").amount).to_be(999999999.99)
+    for _, bad in ipairs({ "1,949.75", "1000000000.00", "1949.7555", "0x10", "1e3", "-5.00", "0.00", "12.", " 12" }) do
+      local p = swiss(bad)
+      expect(p.amount).to_be_nil()
+      expect(p.valid).to_be(false)
+      expect(p.problems).to_contain("amount " .. bad .. " is not an amount: digits, a point and at most 2 decimals, 0.01 to 999999999.99")
+    end
+    local r = scan.simulate { text = bill:format("CH5380005000010283664", "S", "Robert", "", "", "2501", "Biel", "1,949.75", "NON", "") }
+    expect(r.summary).to_equal("Swiss QR-bill amount 1,949.75 (not an amount) to Robert, CH5380005000010283664 (INVALID)")
+  end)
+  it("needs a QRR reference with a QR-IBAN", function()
+    local qr_iban = "CH4431999123000889012"
+    expect(swiss("10.00", qr_iban, "QRR", "210000000003139471430009017").valid).to_be(true)
+    expect(swiss("10.00", qr_iban, "NON").problems).to_equal({ "a QR-IBAN needs a QRR reference" })
+    expect(swiss("10.00", qr_iban, "SCOR", "RF18539007547034").problems).to_equal({ "a QR-IBAN needs a QRR reference" })
+  end)
+  it("keeps a combined address's two lines apart and flags type K", function()
+    local p = swiss("10.00", nil, nil, nil, { "K", "Pia Rutschmann", "Marktgasse 28", "9400 Rorschach", "", "" })
+    expect(p.creditor).to_equal({ type = "K", name = "Pia Rutschmann", address_line1 = "Marktgasse 28", address_line2 = "9400 Rorschach", country = "CH" })
+    expect(p.valid).to_be(false)
+    expect(p.problems).to_equal({ "creditor: a combined address (type K) is no longer allowed since November 2025; use S" })
+  end)
 end)
 
 describe("EMVCo merchant-presented QR", function()

@@ -294,12 +294,12 @@ scan.parser {
     local right = sibling_right(ev)
     local right_bytes = right and right.bytes
     if not right_bytes then
-      local r = take_pending_right(ev.time)
+      local r = take_pending_right(ev.time_ms / 1000)
       right_bytes = r and r.bytes
     end
     local p = einvoice.build(ev.bytes, right_bytes)
     if p and not p.complete then
-      recent_lefts[#recent_lefts + 1] = { time = ev.time, bytes = ev.bytes, invoice_number = p.invoice_number }
+      recent_lefts[#recent_lefts + 1] = { time = ev.time_ms / 1000, bytes = ev.bytes, invoice_number = p.invoice_number }
       if #recent_lefts > 16 then table.remove(recent_lefts, 1) end
     end
     return p
@@ -330,7 +330,7 @@ scan.parser {
     -- A left code seen earlier within the window: complete it here.
     for i = #recent_lefts, 1, -1 do
       local l = recent_lefts[i]
-      if within_window(l.time, ev.time) then
+      if within_window(l.time, ev.time_ms / 1000) then
         table.remove(recent_lefts, i)
         p.merged_into = l.invoice_number
         p.invoice = einvoice.build(l.bytes, ev.bytes)
@@ -338,7 +338,7 @@ scan.parser {
       end
     end
     -- Otherwise wait for a left code in a later frame.
-    pending_rights[#pending_rights + 1] = { time = ev.time, bytes = ev.bytes }
+    pending_rights[#pending_rights + 1] = { time = ev.time_ms / 1000, bytes = ev.bytes }
     if #pending_rights > 16 then table.remove(pending_rights, 1) end
     p.waiting = true
     return p

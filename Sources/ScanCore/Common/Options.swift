@@ -1,7 +1,7 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
 public enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, preview, scripts, simulate, bench, run, trust, outbox, export, batch, queue
+    case output, decoding, session, stream, preview, scripts, simulate, bench, run, trust, outbox, export, batch, queue, test
 
     /// Its name in usage lines and help headings (`[script options]`, `SCRIPT OPTIONS:`).
     public var title: String { self == .scripts ? "script" : rawValue }
@@ -277,6 +277,13 @@ extension Option {
             Option("symbology", "--symbology", .text, "NAME", "The symbology of --text/--hex (default qrcode)."),
             Option("text", "--text", .text, "TEXT", "The payload as UTF-8 text."),
             Option("hex", "--hex", .text, "HEX", "The payload as hex bytes (spaces allowed)."),
+            Option("perform", "--perform", .text, "ACTIONS",
+                   "Carry out these action types of the rules (append, http, mqtt, comma-separated, or all):\nmock scans reach nothing otherwise; those actions are marked dry-run (stop always runs)."),
+        ]),
+        // Lua tests (test)
+        (OptionGroup.test, [
+            Option("filter", "--filter", .text, "TEXT",
+                   "Run only the tests whose full name (describe > ... > it) contains TEXT (plain text, not a pattern)."),
         ]),
         // Benchmarks (bench)
         (OptionGroup.bench, [

@@ -77,6 +77,20 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The registry's names, in the order `--help` lists them.
     public static let knownNames: [String] = registry.map(\.name)
 
+    /// Levenshtein distance between two names, for "did you mean" in messages.
+    public static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        var prev = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var cur = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            prev = cur
+        }
+        return a.isEmpty ? b.count : prev[b.count]
+    }
+
     /// What is on when `--symbologies` is not given.
     /// The EAN/UPC codes an EAN-2/EAN-5 add-on may follow.
     public static let eanUPC: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]

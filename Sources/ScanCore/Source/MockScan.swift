@@ -6,43 +6,90 @@ public enum MockScan {
     /// Why an NDJSON line is not a mock scan.
     public struct LineError: Error { public let message: String }
 
-    /// One NDJSON line -> the main symbol and its siblings (the main symbol first), and its source.
+    /// One NDJSON line -> the main symbol and its siblings (the main symbol first), its source
+    /// and its time:
     ///     {"symbology": "qrcode", "text": "..."}   or "bytes": "<base64>";
-    ///     optional "source", and "siblings": [{"symbology":, "text"|"bytes":}, ...]
-    public static func parse(_ line: String) -> Result<(symbols: [Symbol], source: String?), LineError> {
+    ///     optional "source", "time" (seconds since 1970), "modifiers" (["gs1"], ...),
+    ///     "symbology_id" ("]C1": GS1-128, which implies the gs1 modifier), and
+    ///     "siblings": [{"symbology":, "text"|"bytes":, "modifiers":, "symbology_id":}, ...]
+    /// An unknown field is refused, as `scan.simulate` refuses it (a typo would be ignored).
+    public static func parse(_ line: String) -> Result<(symbols: [Symbol], source: String?, time: Date?), LineError> {
         guard let object = JSON(parsing: Array(line.utf8)), case .object = object else {
             return .failure(LineError(message: "not a JSON object: \(line.prefix(60))"))
         }
-        func symbol(_ o: JSON) -> Result<Symbol, LineError> {
-            guard case .object = o else { return .failure(LineError(message: "needs \"text\" (a string) or \"bytes\" (base64)")) }
-            var name = "qrcode"
-            if case .string(let s)? = o["symbology"] { name = s.lowercased() }
-            if case .string(let text)? = o["text"] {
-                return .success(Symbol(symbology: Symbology(rawValue: name), bytes: Array(text.utf8)))
-            }
-            if case .string(let b64)? = o["bytes"] {
-                guard let data = Data(base64Encoded: b64) else { return .failure(LineError(message: "'bytes' is not valid base64")) }
-                return .success(Symbol(symbology: Symbology(rawValue: name), bytes: Array(data)))
-            }
-            return .failure(LineError(message: "needs \"text\" (a string) or \"bytes\" (base64)"))
-        }
         var symbols: [Symbol] = []
-        switch symbol(object) {
+        switch symbol(object, known: fields) {
         case .success(let s): symbols.append(s)
         case .failure(let e): return .failure(e)
         }
         if let siblings = object["siblings"] {
             guard case .array(let list) = siblings else { return .failure(LineError(message: "'siblings' must be a list of objects")) }
             for (i, o) in list.enumerated() {
-                switch symbol(o) {
+                switch symbol(o, known: siblingFields) {
                 case .success(let s): symbols.append(s)
                 case .failure(let e): return .failure(LineError(message: "sibling \(i + 1): \(e.message)"))
                 }
             }
         }
         var source: String?
-        if case .string(let s)? = object["source"] { source = s }
-        return .success((symbols, source))
+        if let v = object["source"] {
+            guard case .string(let s) = v else { return .failure(LineError(message: "'source' must be a string")) }
+            source = s
+        }
+        var time: Date?
+        switch object["time"] {
+        case nil: break
+        case .int(let n)?: time = Date(timeIntervalSince1970: Double(n))
+        case .double(let d)? where d.isFinite: time = Date(timeIntervalSince1970: d)
+        default: return .failure(LineError(message: "'time' must be a number: seconds since 1970"))
+        }
+        return .success((symbols, source, time))
+    }
+
+    /// The fields of a mock scan, and of a sibling.
+    public static let fields = ["symbology", "text", "bytes", "source", "time", "modifiers", "symbology_id", "siblings"]
+    public static let siblingFields = ["symbology", "text", "bytes", "modifiers", "symbology_id"]
+
+    /// AIM symbology identifiers of GS1 data (FNC1 first): GS1-128, GS1 DataBar, GS1 DataMatrix,
+    /// GS1 QR Code, GS1 Aztec.
+    public static let gs1Identifiers: Set<String> = ["]C1", "]e0", "]d2", "]Q3", "]z1"]
+
+    private static func symbol(_ o: JSON, known: [String]) -> Result<Symbol, LineError> {
+        guard case .object(let pairs) = o else { return .failure(LineError(message: "needs \"text\" (a string) or \"bytes\" (base64)")) }
+        for (key, _) in pairs where !known.contains(key) {
+            return .failure(LineError(message: "unknown field '\(key)' (known: \(known.joined(separator: ", ")))"))
+        }
+        var name = "qrcode"
+        if let v = o["symbology"] {
+            guard case .string(let s) = v else { return .failure(LineError(message: "'symbology' must be a string")) }
+            name = s.lowercased()
+        }
+        var bytes: [UInt8]
+        if case .string(let text)? = o["text"] {
+            bytes = Array(text.utf8)
+        } else if case .string(let b64)? = o["bytes"] {
+            guard let data = Data(base64Encoded: b64) else { return .failure(LineError(message: "'bytes' is not valid base64")) }
+            bytes = Array(data)
+        } else {
+            return .failure(LineError(message: "needs \"text\" (a string) or \"bytes\" (base64)"))
+        }
+        var modifiers: [String] = []
+        if let v = o["modifiers"] {
+            guard case .array(let items) = v, let names = Optional(items.compactMap({ if case .string(let m) = $0 { return m }; return nil })),
+                  names.count == items.count else {
+                return .failure(LineError(message: "'modifiers' must be a list of strings, such as [\"gs1\"]"))
+            }
+            modifiers = names
+        }
+        var id: String?
+        if let v = o["symbology_id"] {
+            guard case .string(let s) = v else { return .failure(LineError(message: "'symbology_id' must be a string, such as \"]C1\"")) }
+            id = s
+            if gs1Identifiers.contains(s) && !modifiers.contains("gs1") { modifiers.append("gs1") }
+        }
+        var symbol = Symbol(symbology: Symbology(rawValue: name), bytes: bytes, modifiers: modifiers)
+        symbol.symbologyID = id
+        return .success(symbol)
     }
 
     /// Hex digits (spaces and colons allowed) -> bytes, or nil.

@@ -22,6 +22,11 @@ public final class ActionRunner {
     public var store = Store(path: Store.defaultPath)
     private let forwarder = Forwarder()
     private var notAllowedSaid: Set<String> = []
+    /// The action types carried out; nil: all (`simulate` gives those of `--perform`: mock scans
+    /// reach nothing unless asked). `stop` always runs. The others are marked `dry-run`, and
+    /// stderr says so once per type.
+    public var performs: Set<ActionType>?
+    private var notPerformedSaid: Set<ActionType> = []
     private var outbox: Outbox?
 
     public init(dryRun: Bool, trusted: Bool) {
@@ -52,6 +57,15 @@ public final class ActionRunner {
         actions.enumerated().map { index, action in
             guard case .object(var pairs) = action else { return action }
             if dryRun {
+                pairs.append(("status", .string("dry-run")))
+                return .object(pairs)
+            }
+            if let performs, case .string(let t)? = action["type"], let type = ActionType(rawValue: t), type != .stop, !performs.contains(type) {
+                if notPerformedSaid.insert(type).inserted {
+                    let rule: String = { if case .string(let r)? = action["rule"] { return r }; return "?" }()
+                    Console.error("scanlua: simulate: rule '\(rule)' returned a\(type == .append ? "n" : "") \(t) action: marked dry-run, not carried out"
+                                  + " (mock scans reach nothing; --perform \(t) carries out \(t) actions)\n")
+                }
                 pairs.append(("status", .string("dry-run")))
                 return .object(pairs)
             }

@@ -30,7 +30,7 @@ public enum Benchmarks {
         for i = 1, n do
           local text = texts[(i - 1) % 1000 + 1]
           local fields = setmetatable({ symbology = "qrcode", text = text, bytes = text, charset = "utf-8",
-            orientation = "unknown", quality = 0, source = "bench", frame = 0, time = now, decoder = "",
+            orientation = "unknown", quality = 0, source = "bench", frame = 0, time = now, time_ms = now * 1000, decoder = "",
             [NESTED] = NO_NESTED }, fields_mt)
           local ev = setmetatable({}, { __index = fields, __newindex = readonly_error, __pairs = proxy_pairs,
             __metatable = "read-only" })

@@ -21,6 +21,8 @@ public struct SessionReport: Sendable {
     public var outputError: String?
     /// Events whose store transaction failed to commit (their records say why).
     public var storeFailures = 0
+    /// Records that carry script errors (a parser, rule or summary raised on them).
+    public var scriptErrors = 0
     /// The signal (SIGINT, SIGTERM) that stopped the session, if one did.
     public var signal: Int32?
 }
@@ -82,7 +84,7 @@ public final class ScanSession {
         let gray = GrayLinear(symbologies: symbologies)
         if settings.decoders.contains("gray") && effort != .fast && gray.readsSomething { list.grayLinear = gray }
         list.recheck = Symbology.eanUPC.union(Symbology.addOns)
-        if engine.hasDecoders { list.addSession(LuaDecoders(engine: engine)) }
+        if engine.hasDecoders && settings.luaDecoders?.isEmpty != true { list.addSession(LuaDecoders(engine: engine)) }
         return list
     }
 
@@ -163,6 +165,7 @@ public final class ScanSession {
             if !result.actions.isEmpty { record.actions = runner.carryOut(result.actions, event: Self.identity(of: event)) }
             record.emitted = result.emitted
             record.errors = result.errors
+            if !result.errors.isEmpty { report.scriptErrors += 1 }
             record.summary = result.summary
             record.annotated = annotated
             sink.write(record)
@@ -214,7 +217,10 @@ public final class ScanSession {
     public func finish() {
         runner.close()
         // For people: which database the scripts wrote to (household.db, or the default store).
-        if engine.store.isOpen, let writer = sink as? RecordWriter, writer.format == .text {
+        // The default store, shared by every run without --db, is named in every format.
+        if engine.store.isOpen, engine.storePath == nil {
+            Console.error("scanlua: store: \(engine.store.displayPath), the default store (--db or the config's db names another)\n")
+        } else if engine.store.isOpen, let writer = sink as? RecordWriter, writer.format == .text {
             Console.error("scanlua: store: \(engine.store.displayPath)\n")
         }
         let waiting = runner.undelivered

@@ -23,6 +23,8 @@ public struct SessionSettings {
     public var network: String?
     /// A record for each image in which nothing was read (`--empty-records`).
     public var emptyRecords = false
+    /// The Lua decoders that run (a `--symbologies` list naming some; nil: every one).
+    public var luaDecoders: Set<String>?
 
     /// The built-in decoders `--decoders` knows.
     public static let decoderNames = ["zbar", "zxing", "gray"]
@@ -45,8 +47,9 @@ public struct SessionSettings {
     /// - Parameters: `flags` from the command line win over `config` (scan.options), which wins
     ///   over the command's `defaults` (e.g. `duplicates = all` for scan, `interval` for watch).
     /// - Throws: a value that does not fit (a config's roi that is not a region, say).
-    public static func resolve(_ flags: OptionValues, config: OptionValues, defaults: OptionValues = OptionValues())
-        throws(OptionError) -> SessionSettings {
+    /// `luaSymbologies`: what the loaded Lua decoders read, names `--symbologies` may give too.
+    public static func resolve(_ flags: OptionValues, config: OptionValues, defaults: OptionValues = OptionValues(),
+                               luaSymbologies: [String] = []) throws(OptionError) -> SessionSettings {
         let o = flags.filling(from: config).filling(from: defaults)
         var s = SessionSettings()
         let policy = o.string("duplicates").flatMap(DuplicatePolicy.init(rawValue:)) ?? .all
@@ -57,7 +60,7 @@ public struct SessionSettings {
             case .failure(let e): throw OptionError("invalid value '\(roi)' for '--roi': \(e.message)")
             }
         }
-        if let list = o.string("symbologies") { s.symbologies = try parseSymbologies(list) }
+        if let list = o.string("symbologies") { (s.symbologies, s.luaDecoders) = try parseSymbologies(list, lua: luaSymbologies) }
         s.maxPixels = o.int("max_pixels") ?? ImageLoader.defaultMaxPixels
         s.limits = StreamLimits(maxFrames: o.int("max_frames"), maxFPS: o.double("max_fps"), timeout: o.double("timeout"))
         s.beep = o.bool("beep") ?? false
@@ -79,19 +82,25 @@ public struct SessionSettings {
         return s
     }
 
-    /// `--symbologies`: names of the registry, comma-separated, or `none` (only Lua decoders).
-    public static func parseSymbologies(_ list: String) throws(OptionError) -> Set<Symbology> {
-        if list.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return [] }
-        var set = Set<Symbology>()
+    /// `--symbologies`: names of the registry and of the loaded Lua decoders (`lua`),
+    /// comma-separated, or `none` (the built-in decoders off, every Lua decoder on). A list
+    /// that names no Lua decoder turns them off; one that names some runs only those.
+    public static func parseSymbologies(_ list: String, lua: [String] = []) throws(OptionError) -> (Set<Symbology>, Set<String>?) {
+        if list.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return ([], nil) }
+        var set = Set<Symbology>(), luaSet = Set<String>()
         for name in list.split(separator: ",", omittingEmptySubsequences: true) {
             let n = name.trimmingCharacters(in: .whitespaces).lowercased()
             if n.isEmpty { continue }
+            if lua.contains(n) { luaSet.insert(n); continue }
             guard Symbology.knownNames.contains(n) else {
-                throw OptionError("unknown symbology '\(n)'; known: \(Symbology.knownNames.joined(separator: ","))")
+                let known = Symbology.knownNames + lua
+                let near = known.min { Symbology.editDistance(n, $0) < Symbology.editDistance(n, $1) }
+                    .flatMap { Symbology.editDistance(n, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
+                throw OptionError("unknown symbology '\(n)'\(near); known: \(known.joined(separator: ","))")
             }
             set.insert(Symbology(rawValue: n))
         }
-        guard !set.isEmpty else { throw OptionError("--symbologies needs at least one name, or none") }
-        return set
+        guard !set.isEmpty || !luaSet.isEmpty else { throw OptionError("--symbologies needs at least one name, or none") }
+        return (set, luaSet)
     }
 }

@@ -11,6 +11,8 @@ extension ScriptEngine {
         var step: Int
         var minLines: Int
         var enabled: Bool
+        /// `file:line` of its decode function, for errors about what it returned.
+        var location: String = ""
     }
 
     /// The registered decoders, in registration order (the prelude's `decoder_specs`, by field name).
@@ -20,13 +22,13 @@ extension ScriptEngine {
             for i in 0..<lua.rawLength(-1) {
                 lua.rawIndex(-1, i + 1)
                 // Each push moves the spec one slot down: the stack ends spec, name, ..., enabled.
-                for (k, field) in ["name", "kind", "directions", "step", "min_lines", "enabled"].enumerated() {
+                for (k, field) in ["name", "kind", "directions", "step", "min_lines", "enabled", "where"].enumerated() {
                     lua.rawField(Int32(-1 - k), field)
                 }
-                specs.append(DecoderSpec(index: i + 1, name: lua.string(at: -6) ?? "", kind: lua.string(at: -5) ?? "linear",
-                                         directions: lua.string(at: -4) ?? "rows", step: lua.integer(at: -3) ?? 4,
-                                         minLines: lua.integer(at: -2) ?? 1, enabled: lua.bool(at: -1)))
-                lua.pop(7)
+                specs.append(DecoderSpec(index: i + 1, name: lua.string(at: -7) ?? "", kind: lua.string(at: -6) ?? "linear",
+                                         directions: lua.string(at: -5) ?? "rows", step: lua.integer(at: -4) ?? 4,
+                                         minLines: lua.integer(at: -3) ?? 1, enabled: lua.bool(at: -2), location: lua.string(at: -1) ?? ""))
+                lua.pop(8)
             }
         }
         return specs
@@ -35,14 +37,18 @@ extension ScriptEngine {
     /// Whether any decoder is registered (the scanner then keeps frames for them).
     public var hasDecoders: Bool { !decoderSpecs().isEmpty }
 
+    /// The symbologies the Lua decoders read (each decoder's name), for `--symbologies` and `simulate`.
+    public var luaSymbologies: [String] { decoderSpecs().map(\.name) }
+
     /// Runs every enabled Lua decoder over `image` (inside `region` when set). A linear decoder
     /// sees every `step`-th row and/or column; a value found on at least `min_lines` neighbouring
     /// lines (with overlapping extents) becomes one symbol, its points the ends of the runs on
     /// those lines and its quality the line count.
     /// Decoder errors go to the log, once per decoder and frame; the frame goes on.
     public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
-        let specs = decoderSpecs().filter(\.enabled)
+        let specs = decoderSpecs().filter { $0.enabled && (enabledDecoderNames?.contains($0.name) ?? true) }
         guard !specs.isEmpty else { return [] }
+        try? callCore("clear_decoder_fields")
         let box = region.map { $0.box(inWidth: image.width, height: image.height) } ?? Box(x: 0, y: 0, width: image.width, height: image.height)
         guard let box else { return [] }
         var symbols: [Symbol] = []
@@ -63,7 +69,7 @@ extension ScriptEngine {
                         DecodedValue(bytes: v.bytes, points: v.points?.map { Point(x: $0.x + box.x, y: $0.y + box.y) })
                     }, line: 0, extent: 0...0,
                        fallback: [Point(x: box.x, y: box.y), Point(x: box.x + box.width - 1, y: box.y + box.height - 1)])
-                case .failure(let error): failure = error.message
+                case .failure(let error): failure = located(error, spec)
                 }
             } else {
                 lines: for line in scanlines(image, box: box, directions: spec.directions, step: spec.step) {
@@ -78,7 +84,7 @@ extension ScriptEngine {
                             : [Point(x: l.index, y: first), Point(x: l.index, y: last)]
                         record(values, line: line.sequence, extent: first...last, fallback: ends)
                     case .failure(let error):
-                        failure = error.message
+                        failure = located(error, spec)
                         break lines
                     }
                 }
@@ -126,7 +132,9 @@ extension ScriptEngine {
             var y = box.y + step / 2, n = 0
             while y < box.y + box.height {
                 let start = y * image.width + box.x
-                if let line = Scanline.cut(Array(image.pixels[start..<start + box.width]), direction: "row", index: y, origin: box.x) {
+                if var line = Scanline.cut(Array(image.pixels[start..<start + box.width]), direction: "row", index: y, origin: box.x) {
+                    line.edgeBefore = box.x == 0
+                    line.edgeAfter = box.x + box.width == image.width
                     lines.append((n, line))
                 }
                 y += step
@@ -137,12 +145,23 @@ extension ScriptEngine {
             var x = box.x + step / 2, n = 1_000_000
             while x < box.x + box.width {
                 let column = (box.y..<box.y + box.height).map { image.pixels[$0 * image.width + x] }
-                if let line = Scanline.cut(column, direction: "column", index: x, origin: box.y) { lines.append((n, line)) }
+                if var line = Scanline.cut(column, direction: "column", index: x, origin: box.y) {
+                    line.edgeBefore = box.y == 0
+                    line.edgeAfter = box.y + box.height == image.height
+                    lines.append((n, line))
+                }
                 x += step
                 n += 1
             }
         }
         return lines
+    }
+
+    /// An error about what a decoder returned, at its decode function's `file:line` (a Lua error
+    /// names its own line already).
+    private func located(_ error: ScriptError, _ spec: DecoderSpec) -> String {
+        if case .conversion = error, !spec.location.isEmpty { return spec.location + ": " + error.message }
+        return error.message
     }
 
     private func callDecoder(_ index: Int, push: () -> Void) -> Result<[DecodedValue], ScriptError> {
@@ -152,7 +171,8 @@ extension ScriptEngine {
             pushCore("call_decoder")
             lua.push(.int(index))
             try lua.withoutMemoryLimit { () throws(ScriptError) in push() }
-            try lua.call(nargs: 2, nresults: 2, handlerAt: 1)
+            // Called from Lua (scan.decode_file in a test), stack slot 1 is not the engine's handler.
+            try lua.call(nargs: 2, nresults: 2, handlerAt: decodingFromLua ? 0 : 1)
             guard lua.bool(at: -2) else { return .failure(.runtime(message: lua.string(at: -1) ?? "decoder failed", traceback: "")) }
             return .success(try lua.withoutMemoryLimit { () throws(ScriptError) in try lua.decodedValues(at: -1) })
         } catch {

@@ -15,6 +15,9 @@ struct Scanline {
     var positions: [Int] = []
     /// Light pixels before the first bar and after the last, up to the line's ends.
     var quietBefore = 0, quietAfter = 0
+    /// Whether the line's start (end) is the image's own edge: its quiet zone there is cut by the
+    /// edge and may be longer than `quietBefore` (`quietAfter`); false at a --roi edge inside it.
+    var edgeBefore = false, edgeAfter = false
     /// The gray level that split bars from spaces.
     var threshold = 0
 

@@ -48,6 +48,10 @@ public final class ScriptEngine {
     public var storePath: String?
     /// With `--dry-run`, what rules wrote to the store is rolled back after each event.
     public var dryRun = false
+    /// The Lua decoders a `--symbologies` list names (nil: every one runs).
+    public var enabledDecoderNames: Set<String>?
+    /// Set while scan.decode_file runs the decoders from inside a Lua call.
+    var decodingFromLua = false
     /// The settings a config gave with `scan.options` (the keys of ``Option/configurable``);
     /// command-line flags win over them.
     public private(set) var configOptions = OptionValues()
@@ -103,7 +107,7 @@ public final class ScriptEngine {
         defer { lua.setTop(base) }
         pushCore(name)
         for a in arguments { lua.push(a) }
-        try lua.call(nargs: Int32(arguments.count), nresults: results, handlerAt: base > 0 ? 1 : 0)
+        try lua.call(nargs: Int32(arguments.count), nresults: results, handlerAt: base > 0 && !decodingFromLua ? 1 : 0)
         try read()
     }
 
@@ -137,7 +141,18 @@ public final class ScriptEngine {
         _ = lua.setUpvalueEnv(-2)
         lua.armBudget(true)
         defer { lua.armBudget(false) }
-        try lua.call(nargs: 0, nresults: 0)
+        do { try lua.call(nargs: 0, nresults: 0) } catch .runtime(let message, let traceback) where Self.raisedByPrelude(traceback) {
+            // The prelude's checks (a spec's unknown field, a wrong type) name the user's file:line
+            // themselves: its own frames would only hide that.
+            throw .runtime(message: message, traceback: "")
+        }
+    }
+
+    /// Whether the innermost Lua frame of a traceback is the prelude's (an argument check raised).
+    static func raisedByPrelude(_ traceback: String) -> Bool {
+        let frames = traceback.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.hasPrefix("stack traceback") && !$0.hasPrefix("[C]") }
+        return frames.first?.hasPrefix("prelude/") ?? false
     }
 
     /// Sets the global `arg` for a script run by `scanlua run`: arg[0] the script, arg[1...] its arguments.
@@ -240,7 +255,7 @@ public final class ScriptEngine {
                 try callCore("handler_names", results: 1) {
                     for i in 0..<lua.rawLength(-1) { lua.rawIndex(-1, i + 1); known.append(lua.string(at: -1) ?? ""); lua.pop() }
                 }
-                throw .argument("--disable: no parser or rule is named '\(name)' (there are: \(known.joined(separator: ", ")))")
+                throw .argument("--disable: no parser, rule or decoder is named '\(name)' (there are: \(known.joined(separator: ", ")))")
             }
         }
     }
@@ -277,8 +292,10 @@ public final class ScriptEngine {
     /// One `it` of a test file.
     public struct TestResult: Equatable {
         public var name: String
-        public var passed: Bool
+        /// `passed`, `failed` or `pending` (a test without a body, or `pending "name"`).
+        public var status: String
         public var message: String?
+        public var passed: Bool { status == "passed" }
     }
 
     /// Loads the test API (describe, it, expect) into the sandbox: only `scanlua test` does.
@@ -286,17 +303,18 @@ public final class ScriptEngine {
         try lua.withoutMemoryLimit { () throws(ScriptError) in try runPrelude(Prelude.testing) }
     }
 
-    /// Runs the tests the loaded test files defined, in order.
-    public func runTests() throws(ScriptError) -> [TestResult] {
+    /// Runs the tests the loaded test files defined, in order; with `filter`, only those whose
+    /// full name contains it.
+    public func runTests(filter: String? = nil) throws(ScriptError) -> [TestResult] {
         defer { flushDeferredLog() }
         var results: [TestResult] = []
-        try callCore("run_tests", results: 1) {
+        try callCore("run_tests", filter.map { [.string($0)] } ?? [], results: 1) {
             for i in 0..<lua.rawLength(-1) {
                 lua.rawIndex(-1, i + 1)
                 lua.rawField(-1, "name")
-                lua.rawField(-2, "ok")
+                lua.rawField(-2, "status")
                 lua.rawField(-3, "message")
-                results.append(TestResult(name: lua.string(at: -3) ?? "?", passed: lua.bool(at: -2), message: lua.string(at: -1)))
+                results.append(TestResult(name: lua.string(at: -3) ?? "?", status: lua.string(at: -2) ?? "failed", message: lua.string(at: -1)))
                 lua.pop(4)
             }
         }
@@ -382,22 +400,65 @@ public final class ScriptEngine {
                 return 1
             }),
             ("make_event", .function { L throws(ScriptError) in
-                // make_event(symbology, bytes, source, { {symbology, bytes}, ... }) -> one event's batch values
+                // make_event(symbology, bytes, source, { {symbology, bytes, modifiers, id|false}, ... }, time|false,
+                // modifiers, id|false) -> one event's batch values (the prelude checked the types).
+                func strings(_ index: Int32) -> [String] {
+                    (0..<L.rawLength(index)).compactMap { i in L.rawIndex(index, i + 1); defer { L.pop() }; return L.string(at: -1) }
+                }
+                func symbol(_ name: String, _ bytes: [UInt8], modifiers: [String], id: String?) -> Symbol {
+                    // A GS1 identifier (]C1: GS1-128) means FNC1 first, as a decoder would say.
+                    let gs1 = id.map { MockScan.gs1Identifiers.contains($0) } ?? false
+                    var s = Symbol(symbology: Symbology(rawValue: name), bytes: bytes,
+                                   modifiers: gs1 && !modifiers.contains("gs1") ? modifiers + ["gs1"] : modifiers)
+                    s.symbologyID = id
+                    return s
+                }
                 let symbology = String(decoding: try L.checkString(1, "scan.simulate"), as: UTF8.self)
                 let bytes = try L.checkString(2, "scan.simulate")
                 let source = L.string(at: 3) ?? "simulate"
                 var siblings: [Symbol] = []
                 for i in 0..<L.rawLength(4) {
                     L.rawIndex(4, i + 1)
-                    L.rawIndex(-1, 1)
-                    L.rawIndex(-2, 2)
-                    let name = L.string(at: -2) ?? "qrcode"
-                    let sb = L.bytes(at: -1) ?? []
-                    L.pop(3)
-                    siblings.append(Symbol(symbology: Symbology(rawValue: name), bytes: sb))
+                    let sib = L.top
+                    L.rawIndex(sib, 1)
+                    L.rawIndex(sib, 2)
+                    L.rawIndex(sib, 3)
+                    L.rawIndex(sib, 4)
+                    let name = L.string(at: -4) ?? "qrcode"
+                    let sb = L.bytes(at: -3) ?? []
+                    let mods = strings(L.top - 1)
+                    let id = L.string(at: -1)
+                    L.pop(5)
+                    siblings.append(symbol(name, sb, modifiers: mods, id: id))
                 }
-                let symbol = Symbol(symbology: Symbology(rawValue: symbology), bytes: bytes)
-                L.pushEvents([ScanEvent(symbol: symbol, info: FrameInfo(source: source), siblings: siblings)])
+                let time = L.number(at: 5).map { Date(timeIntervalSince1970: $0) } ?? Date()
+                let main = symbol(symbology, bytes, modifiers: strings(6), id: L.string(at: 7))
+                L.pushEvents([ScanEvent(symbol: main, info: FrameInfo(source: source, time: time), siblings: siblings)])
+                return 1
+            }),
+            // For tests (scan.decode_file, scan.scan_lines): an image file through the loaded Lua
+            // decoders, and the scan lines a linear decoder would see in it.
+            ("decode_file", .function { [unowned self] L throws(ScriptError) in
+                let image = try testImage(L, "scan.decode_file")
+                decodingFromLua = true
+                defer { decodingFromLua = false }
+                let symbols = decode(image, region: nil, info: FrameInfo(source: "scan.decode_file", width: image.width, height: image.height))
+                L.push(.list(symbols.map { s in
+                    .table([("symbology", .string(s.symbology.rawValue)), ("text", .string(s.text)), ("bytes", .bytes(s.bytes)),
+                            ("quality", .int(s.quality)), ("points", .list(s.points.map { .table([("x", .int($0.x)), ("y", .int($0.y))]) }))])
+                }))
+                return 1
+            }),
+            ("scan_lines", .function { [unowned self] L throws(ScriptError) in
+                let image = try testImage(L, "scan.scan_lines")
+                let directions = L.string(at: 2) ?? "rows"
+                guard ["rows", "columns", "both"].contains(directions) else {
+                    throw .argument("scan.scan_lines: directions must be rows, columns or both, got '\(directions)'")
+                }
+                let step = L.integer(at: 3) ?? 4
+                guard step >= 1 else { throw .argument("scan.scan_lines: step must be at least 1") }
+                L.pushScanlines(scanlines(image, box: Box(x: 0, y: 0, width: image.width, height: image.height),
+                                          directions: directions, step: step).map(\.line))
                 return 1
             }),
             ("codec", Codec.module()),
@@ -459,6 +520,13 @@ public final class ScriptEngine {
     /// Whether the sandbox's io.open may read `path`: it must physically lie (symbolic links
     /// followed, `..` applied to the real directory) below the working directory or a script
     /// directory.
+    /// The image file a test names (argument 1), read as scan reads it, within what scripts may read.
+    private func testImage(_ L: LuaState, _ api: String) throws(ScriptError) -> GrayImage {
+        let path = String(decoding: try L.checkString(1, api), as: UTF8.self)
+        guard isReadable(path) else { throw .argument("\(api): \(path): outside the directories scripts may read") }
+        do { return try ImageLoader().load(path: path) } catch { throw .argument("\(api): \(error)") }
+    }
+
     private func isReadable(_ path: String) -> Bool {
         if trusted { return true }
         let roots = [FileManager.default.currentDirectoryPath] + modulePaths

@@ -86,10 +86,28 @@ local function add_action(rule, a)
   end
 end
 
+-- The first value in `t` (or below it) that has no JSON form: its path, or nil. As json.encode
+-- raises on them, so does ctx.emit (a record would otherwise hold "<function>").
+local json_types = { string = true, number = true, boolean = true, table = true }
+local function unencodable(t, path, seen)
+  if seen[t] then return nil end
+  seen[t] = true
+  for k, v in next, t do
+    local p = path .. (type(k) == "string" and ("." .. k) or ("[" .. tostring(k) .. "]"))
+    if not json_types[type(v)] then return p, type(v) end
+    if type(v) == "table" then
+      local q, kind = unencodable(v, p, seen)
+      if q then return q, kind end
+    end
+  end
+end
+
 -- The context rules act through. One table, refreshed for each rule run: valid during run().
 local ctx = {
   emit = function(t)
     if type(t) ~= "table" then error("ctx.emit: expected a table, got " .. type(t), 2) end
+    local path, kind = unencodable(t, "", {})
+    if path then error("ctx.emit: field '" .. path:sub(2) .. "' is a " .. kind .. ", which has no JSON form (records hold strings, numbers, booleans and tables)", 2) end
     if not emitted then emitted, emitted_rules = {}, {} end
     local n = #emitted + 1
     emitted[n], emitted_rules[n] = t, current_rule.name
@@ -132,6 +150,9 @@ local want_summaries = false
 local function dispatch(fields, ev)
   errors, actions, action_rules, emitted, emitted_rules = nil, nil, nil, nil, nil
   local text, symbology = fields.text, fields.symbology
+  -- A Lua decoder's value may carry fields for its parser (scan.decoder: `fields = {...}`).
+  local carried = core.decoder_fields_for and core.decoder_fields_for(symbology, fields.bytes)
+  if carried then rawset(fields, "fields", core.freeze(carried)) end
   local payload, parser
   for i = 1, #parsers do
     local p = parsers[i]
@@ -145,9 +166,17 @@ local function dispatch(fields, ev)
           add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
         else
           -- Raw access: a payload's metamethods would run here, outside any budget.
-          if rawget(res, "type") == nil then rawset(res, "type", p.name) end
-          payload, parser = res, p.name
-          break
+          local t = rawget(res, "type")
+          if t == nil then rawset(res, "type", p.name); t = p.name end
+          -- A type rules can match: a string the parser declares (its name without `types`).
+          if type(t) ~= "string" then
+            add_error({ parser = p.name, message = p.where .. ": payload.type must be a string, got " .. type(t) })
+          elseif p.types and not p.types[t] then
+            add_error({ parser = p.name, message = p.where .. ": payload.type '" .. t .. "' is not among the parser's types" })
+          else
+            payload, parser = res, p.name
+            break
+          end
         end
       end
     end
@@ -265,17 +294,46 @@ function core.batch_done() return done end
 --- Turns on the text summaries (scan.summary) that --format text prints.
 function core.enable_summaries(on) want_summaries = on end
 
+-- The fields of a mock scan (as simulate's NDJSON lines have them), and of a sibling.
+local SIM_FIELDS = { symbology = "string", text = "string", bytes = "string", source = "string", time = "number",
+                     modifiers = "table", symbology_id = "string", siblings = "table" }
+local SIB_FIELDS = { symbology = "string", text = "string", bytes = "string", modifiers = "table", symbology_id = "string" }
+
+local function check_fields(t, known, what, api)
+  for k, v in next, t do
+    local want = known[k]
+    if not want then
+      local names = {}
+      for n in next, known do names[#names + 1] = n end
+      table.sort(names)
+      error(api .. ": unknown field " .. what .. "'" .. tostring(k) .. "' (known: " .. table.concat(names, ", ") .. ")", 4)
+    elseif type(v) ~= want then
+      error(api .. ": " .. what .. "'" .. k .. "' must be a " .. want .. ", got " .. type(v), 4)
+    end
+  end
+end
+
+local function modifier_list(m, api)
+  if m == nil then return {} end
+  for i = 1, #m do if type(m[i]) ~= "string" then error(api .. ": 'modifiers' must be a list of strings, such as { \"gs1\" }", 4) end end
+  return m
+end
+
 local function raw_event(spec, api)
   if type(spec) ~= "table" then error(api .. ": expected a table", 3) end
+  check_fields(spec, SIM_FIELDS, "", api)
   local bytes = spec.bytes or spec.text
   if type(bytes) ~= "string" then error(api .. ": needs 'text' or 'bytes' (a string)", 3) end
   local sibs = {}
   for i, s in ipairs(spec.siblings or {}) do
+    if type(s) ~= "table" then error(api .. ": sibling " .. i .. " must be a table", 3) end
+    check_fields(s, SIB_FIELDS, "of sibling " .. i .. " ", api)
     local sb = s.bytes or s.text
     if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
-    sibs[i] = { s.symbology or "qrcode", sb }
+    sibs[i] = { s.symbology or "qrcode", sb, modifier_list(s.modifiers, api), s.symbology_id or false }
   end
-  return event_from(host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs), 1)
+  return event_from(host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs, spec.time or false,
+                                    modifier_list(spec.modifiers, api), spec.symbology_id or false), 1)
 end
 
 --- Pushes a symbol through the registered parsers and rules and returns its record:
@@ -291,6 +349,7 @@ function scan.simulate(spec)
   store_used = false
   want_summaries = true
   local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(fields, ev)
+  if core.simulate_errors then core.simulate_errors(errs) end
   errors, actions, action_rules, emitted, emitted_rules, current_rule, ctx.rule, ctx.event =
     saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule, saved_ctx_rule, saved_ctx_event
   want_summaries = saved

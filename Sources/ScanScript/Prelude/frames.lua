@@ -9,10 +9,23 @@ local function decoder_specs()
   local out = {}
   for i, d in ipairs(decoders) do
     out[i] = { name = d.name, kind = d.decoder_kind, directions = d.directions, step = d.step,
-               min_lines = d.min_lines, enabled = not d.disabled }
+               min_lines = d.min_lines, enabled = not d.disabled, where = d.where }
   end
   return out
 end
+
+-- What a decoder's values carried for their parser (`fields = {...}`), by decoder and bytes:
+-- the event of that symbol gets them as `ev.fields` (decoders and parsers share this engine).
+-- Cleared before each frame's Lua decoders run.
+local decoder_fields = {}
+local function clear_decoder_fields() decoder_fields = {} end
+local function keep_fields(name, v)
+  if type(v) == "table" and type(rawget(v, "fields")) == "table" then
+    local bytes = rawget(v, "bytes") or rawget(v, "text")
+    if type(bytes) == "string" then decoder_fields[name .. "\0" .. bytes] = rawget(v, "fields") end
+  end
+end
+local function fields_for(symbology, bytes) return decoder_fields[symbology .. "\0" .. bytes] end
 
 -- Calls decoder i on a scan line or frame view. Returns true, results (nil, a value, or a list
 -- of values) or false, error message with the decoder's name.
@@ -22,6 +35,10 @@ local function call_decoder(i, arg)
   local ok, res = budget_call(d.fn, arg)
   if ok then
     if d.failures ~= 0 then d.failures = 0 end
+    if type(res) == "table" then
+      if rawget(res, "text") ~= nil or rawget(res, "bytes") ~= nil then keep_fields(d.name, res)
+      else for k = 1, rawlen(res) do keep_fields(d.name, rawget(res, k)) end end
+    end
     return true, res
   end
   local e = handler_error(d, res)
@@ -102,3 +119,4 @@ function frame_methods.adaptive(f, r, offset)
 end
 
 core.decoder_specs, core.call_decoder, core.frame_mt = decoder_specs, call_decoder, frame_mt
+core.clear_decoder_fields, core.decoder_fields_for = clear_decoder_fields, fields_for

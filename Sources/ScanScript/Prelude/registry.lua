@@ -239,7 +239,7 @@ end
 -- Switches off the parsers and rules named `name`; true when there was one.
 function core.disable(name)
   local found = false
-  for _, list in ipairs { parsers, rules } do
+  for _, list in ipairs { parsers, rules, decoders } do
     for i = #list, 1, -1 do
       if list[i].name == name then table.remove(list, i); found = true end
     end
@@ -247,12 +247,43 @@ function core.disable(name)
   return found
 end
 
--- Once everything is loaded: each rule's `on` type that no parser declares (in its `types`) and
--- no summary formats, as a warning naming the rule's file:line (a typo never matches anything).
+-- Levenshtein distance, for "did you mean" (names are short).
+local function distance(a, b)
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a:byte(i) == b:byte(j) and 0 or 1))
+    end
+    prev = cur
+  end
+  return prev[#b]
+end
+
+--- The known name nearest `name` (at most 2 edits, or one name containing the other), or nil.
+function core.did_you_mean(name, known)
+  local best, best_d
+  for _, k in ipairs(known) do
+    local d = distance(name, k)
+    if d <= 2 or (#name >= 3 and (k:find(name, 1, true) or name:find(k, 1, true))) then
+      if not best_d or d < best_d then best, best_d = k, d end
+    end
+  end
+  return best
+end
+
+-- Once everything is loaded: each rule's `on` type that no parser returns and no summary
+-- formats, as a warning naming the rule's file:line (a typo never matches anything). A parser
+-- returns the types of its `types`, or, without `types`, its own name (payload.type's default).
 function core.rule_type_warnings()
   local known, names = { raw = true }, {}
   for _, p in ipairs(parsers) do
-    for t in pairs(p.types or {}) do known[t] = true end
+    if p.types then
+      for t in pairs(p.types) do known[t] = true end
+    else
+      known[p.name] = true
+    end
   end
   for t in pairs(summaries) do known[t] = true end
   for t in pairs(known) do names[#names + 1] = t end
@@ -263,8 +294,10 @@ function core.rule_type_warnings()
     for t in pairs(r.on or {}) do if not known[t] then missing[#missing + 1] = t end end
     table.sort(missing)
     for _, t in ipairs(missing) do
-      warnings[#warnings + 1] = r.at .. "scan.rule '" .. r.name .. "': no parser returns payload type '" .. t
-        .. "' (known: " .. table.concat(names, ", ") .. "; a parser declares what it returns in 'types')"
+      local near = core.did_you_mean(t, names)
+      warnings[#warnings + 1] = r.at .. "scan.rule '" .. r.name .. "': no parser returns payload type '" .. t .. "'"
+        .. (near and " (did you mean '" .. near .. "'?)" or "")
+        .. " (known: " .. table.concat(names, ", ") .. "; a parser declares what it returns in 'types')"
     end
   end
   return warnings
@@ -272,7 +305,7 @@ end
 
 function core.handler_names()
   local names = {}
-  for _, list in ipairs { parsers, rules } do
+  for _, list in ipairs { parsers, rules, decoders } do
     for _, h in ipairs(list) do names[#names + 1] = h.name end
   end
   table.sort(names)

@@ -133,6 +133,21 @@ local function fill_sandbox()
     error("collectgarbage: option '" .. tostring(opt) .. "' is not available in the sandbox", 2)
   end
   env._G = env
+  -- What the full library has and the sandbox leaves out says so when used, instead of
+  -- "attempt to call a nil value (field 'execute')" (trust() puts the real ones in place).
+  local function hidden(what)
+    error(what .. " is not available in the sandbox: scripts run sandboxed unless trusted (--trust, or a config"
+          .. " made trusted with `scanlua trust`); see docs/security.md", 3)
+  end
+  local function guard(lib, name, full_lib)
+    setmetatable(lib, { __index = function(_, k)
+      if full_lib[k] ~= nil then hidden(name .. "." .. tostring(k)) end
+    end })
+  end
+  guard(env.os, "os", os)
+  guard(env.io, "io", io)
+  local hidden_globals = { debug = true, dofile = true, loadfile = true, package = true }
+  setmetatable(env, { __index = function(_, k) if hidden_globals[k] then hidden(k) end end })
 end
 
 -- Trusted scripts (--trust, or scan.options { trust = true }) see the full standard library.
@@ -146,6 +161,7 @@ local function trust()
   env.io = io
   env.os = os
   env.debug = debug
+  setmetatable(env, nil)
   env.print = stderr_print  -- stdout carries records
 end
 

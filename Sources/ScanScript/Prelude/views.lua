@@ -87,7 +87,7 @@ local function proxy_pairs(proxy) return event_pairs(dgetmetatable(proxy).__inde
 -- cheapest way Lua has to make these tables.
 local function event_from(b, k)
   local fields = setmetatable({ symbology = b[k], text = b[k + 1], bytes = b[k + 2], charset = b[k + 3],
-    orientation = b[k + 4], quality = b[k + 5], source = b[k + 6], frame = b[k + 7], time = b[k + 8],
+    orientation = b[k + 4], quality = b[k + 5], source = b[k + 6], frame = b[k + 7], time = b[k + 8] // 1000, time_ms = b[k + 8],
     addon = b[k + 10] or nil, decoder = b[k + 11], symbology_id = b[k + 12] or nil,
     [NESTED] = b[k + 9] or NO_NESTED }, fields_mt)
   return fields, setmetatable({}, { __index = fields, __newindex = readonly_error, __pairs = proxy_pairs,

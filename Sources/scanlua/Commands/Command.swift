@@ -72,6 +72,9 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// Bad command line.
     static let usage: Int32 = 2
+    /// A script raised an error on some record (its `errors` say where): so a handler author's CI
+    /// fails on a broken handler without reading the records.
+    static let scriptErrors: Int32 = 3
     /// Nothing was found in at least one input.
     static let nothingFound: Int32 = 4
 }

@@ -29,6 +29,12 @@ enum RunCommand {
         if rest.first == "--" { rest.removeFirst() }
         guard let script = rest.first else { throw UsageError("missing SCRIPT.lua") }
         let scriptArgs = Array(rest.dropFirst())
+        // A report reads a store that sessions made: a --db that does not exist is a typo, not a new
+        // empty database (`touch` it first to start one from a script).
+        if let db = o.string("db"), !db.hasPrefix("postgres"), db != ":memory:", !FileManager.default.fileExists(atPath: db) {
+            Console.error("scanlua: \(db): no such database (sessions create it: scan or watch with --db \(db); touch it to start an empty one)\n")
+            return ExitStatus.failure
+        }
 
         let engine = try makeEngine(o) {
             $0.defaultScripts = false

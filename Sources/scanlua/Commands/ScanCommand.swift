@@ -20,7 +20,8 @@ enum ScanCommand {
 
             EXIT STATUS:
               0 something decoded in every input, 4 nothing found in at least one input,
-              1 an input could not be read (its record says why), 2 usage error or a script that fails to load.
+              1 an input could not be read (its record says why), 2 usage error or a script that fails to load,
+              3 a script raised an error on some record (its errors say where; over 0 and 4).
             """,
         run: run)
 

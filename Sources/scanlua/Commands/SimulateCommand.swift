@@ -13,11 +13,20 @@ enum SimulateCommand {
             INPUT:
               With --text or --hex, one symbol. Otherwise NDJSON on standard input, one scan per line:
                 {"symbology": "qrcode", "text": "..."}            or "bytes": "<base64>" instead of "text";
-                optional "source": "...", and "siblings": [{"symbology": ..., "text"|"bytes": ...}, ...]
-                for the other codes of the same frame (e.g. the other half of an e-invoice).
-              A line that is not such an object gives an error record; the others go on (exit 1 at the end).
+                optional "source": "...", "time": seconds since 1970, "modifiers": ["gs1"],
+                "symbology_id": "]C1" (GS1-128: implies gs1), and "siblings": [{"symbology": ...,
+                "text"|"bytes": ...}, ...] for the other codes of the same frame (e.g. the other half
+                of an e-invoice). A symbology is a name of --symbologies or of a loaded Lua decoder.
+              A line that is not such an object (an unknown field, an unknown symbology) gives an
+              error record; the others go on (exit 1 at the end).
             """,
         options: Option.names(in: [.simulate, .output, .scripts]),
+        notes: """
+            Mock scans reach nothing: the rules' append, http and mqtt actions are in the records,
+            marked dry-run, unless --perform names them (stderr says so once per type).
+            EXIT STATUS: 0 done, 1 a line was not a mock scan, 2 usage, 3 a script raised an error on
+            some record (its errors say where).
+            """,
         run: run)
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
@@ -27,13 +36,33 @@ enum SimulateCommand {
             guard let bytes = MockScan.hexBytes(hex) else { throw UsageError("invalid hex for '--hex': '\(hex)'") }
             payload = bytes
         }
+        // Mock scans reach nothing unless asked: only the action types of --perform are carried out.
+        var performs = Set<ActionType>()
+        for name in (o.string("perform") ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+            if name == "all" { performs.formUnion(ActionType.allCases); continue }
+            guard let type = ActionType(rawValue: name) else {
+                throw UsageError("invalid value '\(name)' for '--perform': expected \(ActionType.allCases.filter { $0 != .stop }.map(\.rawValue).joined(separator: ", ")) or all")
+            }
+            performs.insert(type)
+        }
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine)
+        session.runner.performs = performs
         defer { session.finish() }
+        // A symbology is one scan would give: a registry name or a loaded Lua decoder's.
+        let known = Symbology.knownNames + engine.luaSymbologies
+        func unknown(_ name: String) -> String? {
+            guard !known.contains(name) else { return nil }
+            let near = known.min { Symbology.editDistance(name, $0) < Symbology.editDistance(name, $1) }
+                .flatMap { Symbology.editDistance(name, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
+            return "unknown symbology '\(name)'\(near); known: \(known.joined(separator: ","))"
+        }
         if let payload {
-            let symbol = Symbol(symbology: Symbology(rawValue: (o.string("symbology") ?? "qrcode").lowercased()), bytes: payload)
+            let name = (o.string("symbology") ?? "qrcode").lowercased()
+            if let problem = unknown(name) { throw UsageError("invalid value '\(name)' for '--symbology': \(problem)") }
+            let symbol = Symbol(symbology: Symbology(rawValue: name), bytes: payload)
             session.process([ScanEvent(symbol: symbol, info: FrameInfo(source: "simulate"))])
-            return ExitStatus.success
+            return finalStatus(session.report, ExitStatus.success)
         }
         var failed = false
         var lineNumber = 0
@@ -42,8 +71,13 @@ enum SimulateCommand {
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             switch MockScan.parse(line) {
             case .success(let scan):
+                if let problem = scan.symbols.lazy.compactMap({ unknown($0.symbology.rawValue) }).first {
+                    failed = true
+                    session.writeInputError(problem, source: "stdin:\(lineNumber)")
+                    continue
+                }
                 // Only the main symbol gets a record; the siblings are its frame's other codes.
-                let info = FrameInfo(source: scan.source ?? "stdin:\(lineNumber)")
+                let info = FrameInfo(source: scan.source ?? "stdin:\(lineNumber)", time: scan.time ?? Date())
                 session.process([ScanEvent(symbol: scan.symbols[0], info: info, siblings: Array(scan.symbols.dropFirst()))])
             case .failure(let reason):
                 failed = true
@@ -54,6 +88,6 @@ enum SimulateCommand {
         }
         if let signal = Signals.received { return 128 + signal }
         if session.engine.storeFailures > 0 { return ExitStatus.failure }
-        return failed ? ExitStatus.failure : ExitStatus.success
+        return failed ? ExitStatus.failure : finalStatus(session.report, ExitStatus.success)
     }
 }

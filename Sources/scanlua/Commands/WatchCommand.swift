@@ -21,7 +21,8 @@ enum WatchCommand {
             Defaults: --duplicates interval --interval 1. Records come in frame order; a camera's frames
             are dropped (and counted) when decoding falls behind; files and pipes are read at the
             decoders' pace. With --serve the page stays up after the source ends, until Ctrl-C.
-            EXIT STATUS: 0 a code was accepted, 4 none, 1 the source failed, 2 usage.
+            EXIT STATUS: 0 a code was accepted, 4 none, 1 the source failed, 2 usage, 3 a script raised an
+            error on some record (its errors say where).
             """,
         run: run)
 

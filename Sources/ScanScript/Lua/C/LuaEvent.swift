@@ -6,16 +6,20 @@ import ScanCore
 /// read, pushing a new one hashes it again.
 private let eventKeys = ["symbology", "text", "bytes", "charset", "orientation", "quality", "source", "frame", "time",
                          "addon", "points", "bbox", "modifiers", "siblings", "x", "y", "width", "height",
-                         "decoder", "symbology_id"]
+                         "decoder", "symbology_id", "time_ms"]
 
 private enum Key: Int {
     case symbology = 1, text, bytes, charset, orientation, quality, source, frame, time
     case addon, points, bbox, modifiers, siblings, x, y, width, height
-    case decoder, symbologyID
+    case decoder, symbologyID, timeMS
 }
 
+/// Milliseconds since 1970, an integer: `ev.time_ms`, and `ev.time` (whole seconds, so
+/// `os.date(fmt, ev.time)` works as with `os.time()`).
+func milliseconds(_ date: Date) -> lua_Integer { lua_Integer((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
 /// The values of one event in a batch, in this order (prelude/views.lua, `event_from`, reads them):
-/// symbology, text, bytes, charset, orientation, quality, source, frame, time, nested (a table
+/// symbology, text, bytes, charset, orientation, quality, source, frame, time (milliseconds), nested (a table
 /// of points, bbox, modifiers and siblings, or false when all are empty), addon, decoder,
 /// symbology_id (false when absent).
 let eventSlots = 13
@@ -41,7 +45,7 @@ extension LuaState {
             lua_pushinteger(L, lua_Integer(s.quality)); lua_rawseti(L, list, k + 5)
             pushString(e.info.source); lua_rawseti(L, list, k + 6)
             lua_pushinteger(L, lua_Integer(e.info.index)); lua_rawseti(L, list, k + 7)
-            lua_pushnumber(L, e.info.time.timeIntervalSince1970); lua_rawseti(L, list, k + 8)
+            lua_pushinteger(L, milliseconds(e.info.time)); lua_rawseti(L, list, k + 8)
             if s.points.isEmpty && s.modifiers.isEmpty && e.siblings.isEmpty {
                 lua_pushboolean(L, 0)
             } else {
@@ -97,7 +101,8 @@ extension LuaState {
                 set(.quality, keys) { lua_pushinteger(L, lua_Integer(sib.quality)) }
                 set(.source, keys) { pushString(info.source) }
                 set(.frame, keys) { lua_pushinteger(L, lua_Integer(info.index)) }
-                set(.time, keys) { lua_pushnumber(L, info.time.timeIntervalSince1970) }
+                set(.time, keys) { lua_pushinteger(L, milliseconds(info.time) / 1000) }
+                set(.timeMS, keys) { lua_pushinteger(L, milliseconds(info.time)) }
                 if let addon = sib.addon { set(.addon, keys) { pushString(addon) } }
                 set(.decoder, keys) { pushString(sib.decoder) }
                 if let id = sib.symbologyID { set(.symbologyID, keys) { pushString(id) } }

@@ -9,9 +9,10 @@ struct DecodedValue {
 
 extension LuaState {
     /// Pushes a scan line as the table linear decoders read:
-    /// `{direction=, index=, widths={...}, positions={...}, quiet_before=, quiet_after=, threshold=}`.
+    /// `{direction=, index=, widths={...}, positions={...}, quiet_before=, quiet_after=,
+    /// edge_before=, edge_after=, threshold=}`.
     func pushScanline(_ line: Scanline) {
-        lua_createtable(L, 0, 7)
+        lua_createtable(L, 0, 9)
         pushString("direction"); pushString(line.direction); lua_rawset(L, -3)
         pushString("index"); lua_pushinteger(L, lua_Integer(line.index)); lua_rawset(L, -3)
         pushString("widths")
@@ -24,7 +25,18 @@ extension LuaState {
         lua_rawset(L, -3)
         pushString("quiet_before"); lua_pushinteger(L, lua_Integer(line.quietBefore)); lua_rawset(L, -3)
         pushString("quiet_after"); lua_pushinteger(L, lua_Integer(line.quietAfter)); lua_rawset(L, -3)
+        pushString("edge_before"); lua_pushboolean(L, line.edgeBefore ? 1 : 0); lua_rawset(L, -3)
+        pushString("edge_after"); lua_pushboolean(L, line.edgeAfter ? 1 : 0); lua_rawset(L, -3)
         pushString("threshold"); lua_pushinteger(L, lua_Integer(line.threshold)); lua_rawset(L, -3)
+    }
+
+    /// Pushes a list of scan lines (scan.scan_lines in a test). Stack: +1.
+    func pushScanlines(_ lines: [Scanline]) {
+        lua_createtable(L, Int32(lines.count), 0)
+        for (i, line) in lines.enumerated() {
+            pushScanline(line)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
+        }
     }
 
     /// Pushes the frame view image decoders read: `{data=, width=, height=, x=, y=}` for the

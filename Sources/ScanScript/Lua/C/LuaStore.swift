@@ -96,12 +96,13 @@ extension LuaState {
         pop()
     }
 
-    /// Pushes the table frame hooks get: `{source, index, time, width, height, symbols = {{symbology, text}, ...}}`.
+    /// Pushes the table frame hooks get: `{source, index, time, time_ms, width, height, symbols = {{symbology, text}, ...}}`.
     func pushFrameInfo(_ info: FrameInfo, symbols: [Symbol]) {
         lua_createtable(L, 0, 6)
         pushString("source"); pushString(info.source); lua_rawset(L, -3)
         pushString("index"); lua_pushinteger(L, lua_Integer(info.index)); lua_rawset(L, -3)
-        pushString("time"); lua_pushnumber(L, info.time.timeIntervalSince1970); lua_rawset(L, -3)
+        pushString("time"); lua_pushinteger(L, milliseconds(info.time) / 1000); lua_rawset(L, -3)
+        pushString("time_ms"); lua_pushinteger(L, milliseconds(info.time)); lua_rawset(L, -3)
         pushString("width"); lua_pushinteger(L, lua_Integer(info.width)); lua_rawset(L, -3)
         pushString("height"); lua_pushinteger(L, lua_Integer(info.height)); lua_rawset(L, -3)
         pushString("symbols")
