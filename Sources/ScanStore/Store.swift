@@ -61,7 +61,7 @@ public final class Store {
     /// outbox): a database file that does not exist is refused, not created empty.
     public func existing() throws(StoreError) -> any StoreConnection {
         if !isServer && database == nil && !FileManager.default.fileExists(atPath: path) {
-            throw StoreError(code: 14, message: "no such database (sessions create it: scan or watch with --db \(path))", sql: nil)
+            throw StoreError(code: 14, message: "no such database: nothing was recorded into it yet (scan or watch with --db \(path) create it with the first code they read)", sql: nil)
         }
         return try db()
     }

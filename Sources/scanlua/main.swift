@@ -20,7 +20,10 @@ let overview = """
       -V, --version           Show the version (also: scanlua version).
 
     SUBCOMMANDS:
-    \(commands.map { "  " + $0.name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  " + $0.abstract }.joined(separator: "\n"))
+    \(commands.map { c in
+        "  " + c.name.padding(toLength: 22, withPad: " ", startingAt: 0) + "  "
+            + Option.wrap(c.abstract, width: Option.helpWidth - 26).joined(separator: "\n" + String(repeating: " ", count: 26))
+    }.joined(separator: "\n"))
 
       See 'scanlua help <subcommand>' for detailed help.
     """
@@ -64,7 +67,7 @@ let overview = """
             let options = try args.options(command.options, untilPositional: command.optionsEndAtPositional)
             return try command.run(&args, options)
         } catch let error as UsageError {
-            return usageFailure(error.message, usage: command.usage)
+            return usageFailure(error.message, usage: command.wrappedUsage)
         } catch let failure as ScriptLoadFailure {
             Console.error("scanlua: \(failure.error)\n")
             return ExitStatus.usage

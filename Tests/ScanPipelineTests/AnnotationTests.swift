@@ -23,7 +23,7 @@ final class AnnotationTests: XCTestCase {
             let (box, fitted) = Annotation.labelBox(a, line: line, scale: scale, width: width, height: height,
                                                     avoiding: boxes.enumerated().filter { $0.offset != i }.map(\.element) + placed)
             XCTAssertGreaterThanOrEqual(fitted, 1)
-            for (j, other) in boxes.enumerated() where j != i { XCTAssertEqual(box.overlap(other), 0, "label \(i) covers code \(j)") }
+            for (j, other) in boxes.enumerated() { XCTAssertEqual(box.overlap(other), 0, "label \(i) covers code \(j)") }
             for (j, other) in placed.enumerated() { XCTAssertEqual(box.overlap(other), 0, "label \(i) covers label \(j)") }
             XCTAssertTrue(box.x >= 0 && box.y >= 0 && box.x + box.width <= width && box.y + box.height <= height, "label \(i) inside")
             placed.append(box)
@@ -34,5 +34,15 @@ final class AnnotationTests: XCTestCase {
         XCTAssertEqual(fitted, scale)
         XCTAssertEqual(box.x, 700)
         XCTAssertLessThan(box.y + box.height, 500)
+        // A code in the top left corner: pushed back inside the image, the label would sit on it.
+        let corner = Annotation(outline: square(0, 0, 150), label: "qrcode Enough", color: .accepted)
+        let (cornerBox, _) = Annotation.labelBox(corner, line: line, scale: scale, width: width, height: height, avoiding: [])
+        XCTAssertEqual(cornerBox.overlap(Annotation.Box(points: corner.outline)), 0, "not on its own code")
+    }
+
+    func testPathsAreResolvedBeforeTheyAreMirrored() {
+        XCTAssertEqual(AnnotatedImageWriter.standardized("./glare/../lots/x.jpg"), "lots/x.jpg")
+        XCTAssertEqual(AnnotatedImageWriter.standardized("/a/b/../c.jpg"), "/a/c.jpg")
+        XCTAssertEqual(AnnotatedImageWriter.standardized("../x/y.jpg"), "../x/y.jpg")
     }
 }

@@ -51,6 +51,9 @@ final class HelpLayoutTests: XCTestCase {
                 }
             }
         }
+        for text in [try CLI.run(["--help"]).stdout, try CLI.run(["watch", "--bogus"]).stderr] {
+            for line in text.split(separator: "\n") { XCTAssertLessThanOrEqual(line.count, 100, line.description) }
+        }
         let export = try CLI.run(["help", "export"]).stdout
         XCTAssertTrue(export.contains("  --format csv|ndjson|json\n                          "), export)
     }

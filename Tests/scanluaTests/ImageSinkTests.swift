@@ -87,6 +87,23 @@ final class ImageSinkTests: XCTestCase {
         XCTAssertGreaterThan(redPixels(nothing, x: 0, y: nothing.height - 2, width: nothing.width, height: 2), nothing.width)
     }
 
+    /// The record names the file that exists: the bytes decide the copy's format (a .jpg holding
+    /// a PNG gets a .png copy); an image with nothing read names its copy in its empty record;
+    /// `..` in an input's path is resolved.
+    func testTheRecordNamesTheCopyThatIsWritten() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(at: dir.appendingPathComponent("in/lots"), withIntermediateDirectories: true)
+        let disguised = dir.appendingPathComponent("in/lots/y.jpg").path
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: disguised)
+        try fm.copyItem(atPath: CLI.fixture("blank.png"), toPath: dir.appendingPathComponent("in/blank.png").path)
+        let out = dir.appendingPathComponent("out").path
+        let r = try CLI.run(["scan", "--no-default-scripts", "--empty-records", "--annotate", out,
+                             dir.appendingPathComponent("in/blank.png").path, dir.path + "/in/lots/../lots/y.jpg"])
+        let named = r.records.compactMap { $0["annotated"] as? String }
+        XCTAssertEqual(named, [out + "/blank.png", out + "/lots/y.png"], r.stdout)
+        for path in named { XCTAssertTrue(fm.fileExists(atPath: path), path) }
+    }
+
     func testAnnotatedCopiesNeverReplaceAnInputOrEachOther() throws {
         let fm = FileManager.default
         try fm.createDirectory(at: dir.appendingPathComponent("a"), withIntermediateDirectories: true)

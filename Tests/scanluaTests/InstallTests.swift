@@ -87,5 +87,8 @@ final class InstallTests: XCTestCase {
                        ["balanced", "fast", "thorough"])
         let fishShells = try Process.output("/usr/bin/fish", ["-c", "source '\(fishFile)'; complete -C 'scanlua completions '"])
         XCTAssertEqual(fishShells.split(separator: "\n").sorted(), ["bash", "fish", "zsh"])
+        let fishHelp = try Process.output("/usr/bin/fish", ["-c", "source '\(fishFile)'; complete -C 'scanlua he'"])
+        XCTAssertEqual(fishHelp.split(separator: "\n").map { $0.split(separator: "\t").first.map(String.init) ?? "" }, ["help"])
+        XCTAssertTrue(zsh.contains("  shift words\n  (( CURRENT-- ))\n"), "a subcommand's positionals start at 1 for _arguments")
     }
 }

@@ -107,6 +107,23 @@ final class ScanCommandTests: XCTestCase {
         XCTAssertEqual(fromConfig.stdout, #"{"source":"\#(blank)","frame":0,"symbols":0}"# + "\n")
         XCTAssertEqual(fromConfig.stderr, "")
         XCTAssertEqual(fromConfig.status, 4)
+        // An image whose codes were all read before (--duplicates once) has its line too.
+        let qr = CLI.fixture("qrcode.png")
+        let copy = dir.appendingPathComponent("copy.png").path
+        try FileManager.default.copyItem(atPath: qr, toPath: copy)
+        let once = try CLI.run(["scan", "--no-default-scripts", "--empty-records", "--duplicates", "once", qr, copy])
+        XCTAssertEqual(once.records.count, 2, once.stdout)
+        XCTAssertEqual(once.records.last?["repeated"] as? Int, 1)
+        XCTAssertEqual(once.records.last?["symbols"] as? Int, 0)
+        XCTAssertTrue(once.stderr.hasSuffix(": 1 code, 0 images without a code, 1 image with only codes read before, 0 unreadable inputs\n"), once.stderr)
+    }
+
+    /// A payload with a NUL byte does not cut the text output short (it was written with fputs).
+    func testTextModeWritesBinaryPayloadsWhole() throws {
+        let r = try CLI.run(["scan", "-q", "--no-default-scripts", "--format", "text", CLI.fixture("qr-binary.png"), CLI.fixture("qrcode.png")])
+        // The payload holds every byte 0...255: what follows its NUL is there, and the next line too.
+        XCTAssertTrue(r.stdout.contains("0123456789:;<=>?@ABC"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("\n\(CLI.fixture("qrcode.png")): QR-Code:https://example.com/scanlua\n"), r.stdout)
     }
 
     func testARegionOutsideTheImageIsAnErrorNamingItsSize() throws {

@@ -189,8 +189,36 @@ final class WatchCommandTests: XCTestCase {
         let (second, again) = try start(3)
         second.waitUntilExit()
         XCTAssertEqual(records(again), ["https://example.com/scanlua done (delivered before)"])
+        // Other decoders give other corners: still the same code in the same bytes, the same delivery.
+        let zbar = try CLI.run(["scan", "--no-default-scripts", "--decoders", "zbar"] + Array(args.dropFirst(7)) + [target.path])
+        XCTAssertEqual((zbar.records.first?["actions"] as? [[String: Any]])?.first?["note"] as? String, "delivered before", zbar.stdout)
         let posted = webhook.requests.compactMap { (($0["body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any])?["text"] as? String }
         XCTAssertEqual(posted, ["4719512002889", "https://example.com/scanlua"])
+    }
+
+    /// A file still being written when the watch starts waits its settle time like a new one.
+    func testAFileBeingWrittenWhenTheWatchStartsIsReadOnceComplete() throws {
+        let fm = FileManager.default
+        let inbox = fm.temporaryDirectory.appendingPathComponent("scanlua-settle-start-\(UUID().uuidString)")
+        try fm.createDirectory(at: inbox, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: inbox) }
+        let photo = try Data(contentsOf: CLI.packageRoot.appendingPathComponent("examples/images/einvoice-pair.jpg"))
+        let target = inbox.appendingPathComponent("c.jpg")
+        fm.createFile(atPath: target.path, contents: photo.prefix(2000))
+        let writer = Thread {
+            for start in stride(from: 2000, to: photo.count, by: 4000) {
+                Thread.sleep(forTimeInterval: 0.15)
+                if let h = try? FileHandle(forWritingTo: target) {
+                    _ = try? h.seekToEnd()
+                    try? h.write(contentsOf: photo[start..<min(photo.count, start + 4000)])
+                    try? h.close()
+                }
+            }
+        }
+        writer.start()
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--settle", "0.5", "--timeout", "5", inbox.path])
+        XCTAssertEqual(r.records.filter { $0["error"] != nil }.count, 0, "no half-written read: \(r.stdout)")
+        XCTAssertEqual(r.records.compactMap { $0["symbology"] as? String }, ["qrcode", "qrcode"], r.stdout)
     }
 
     /// A consume folder as users know it: what is there at the start is scanned first, then new

@@ -46,7 +46,17 @@ public final class DirectoryWatchSource: FrameSource {
         name = directory
         self.settle = settle
         watch = try DirectoryWatch(directory: directory)  // before listing: no file falls between
-        if !newOnly { pending = Self.images(in: directory) }
+        guard !newOnly else { return }
+        // What is there already is scanned at once, except a file written in the last `settle`
+        // seconds: a copy may still be going on, so it waits its settle time like a new one.
+        let now = Date()
+        for path in Self.images(in: directory) {
+            if let stamp = Stamp(path), now.timeIntervalSince1970 * 1e9 - Double(stamp.modified) < settle * 1e9 {
+                settling[path] = (now.addingTimeInterval(settle), stamp)
+            } else {
+                pending.append(path)
+            }
+        }
     }
 
     /// The image files in a folder and below it, sorted (as scan walks a directory).

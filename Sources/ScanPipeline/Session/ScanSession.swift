@@ -9,6 +9,8 @@ public struct SessionReport: Sendable {
     public var frames = 0
     /// Frames in which no decoder found anything.
     public var emptyFrames = 0
+    /// Frames whose codes were all accepted before (duplicates the session filter dropped).
+    public var repeatOnlyFrames = 0
     /// Inputs that could not be read (each has its error record).
     public var failedInputs = 0
     /// Symbols the session filter let through (each has its record).
@@ -133,12 +135,19 @@ public final class ScanSession {
             let joined = sequences.add(symbols)
             if !joined.isEmpty { symbols = Symbol.merged(symbols + joined) }
             report.frames += 1
-            if symbols.isEmpty { report.emptyFrames += 1; sink.nothingFound(frame.info) }
-            if !frame.info.warnings.isEmpty { sink.warn(frame.info) }
+            let jpeg = frame.bytes.map { ImageFormat.sniff($0) == .jpeg } ?? false
+            let copy = observers.lazy.compactMap { $0.copyPath(for: frame.info, still: frame.still, jpeg: jpeg) }.first
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }
             let accepted = filter.accept(symbols, at: frame.info.time)
             report.accepted = filter.acceptedCount
-            let copy = observers.lazy.compactMap { $0.copyPath(for: frame.info, still: frame.still) }.first
+            if symbols.isEmpty {
+                report.emptyFrames += 1
+                sink.nothingFound(frame.info, repeated: 0, annotated: copy)
+            } else if accepted.isEmpty {
+                report.repeatOnlyFrames += 1
+                sink.nothingFound(frame.info, repeated: symbols.count, annotated: copy)
+            }
+            if !frame.info.warnings.isEmpty { sink.warn(frame.info) }
             let records = accepted.isEmpty ? [] : process(ScanEvent.events(of: accepted, info: frame.info), annotated: copy)
             onFrameDecoded?(frame.arrival)
             onFrame?(report, accepted.count)
@@ -186,16 +195,22 @@ public final class ScanSession {
     private var keepsHistory: Bool { engine.storePath != nil }
 
     /// What names one scan of one symbol, for idempotency keys. An image file's code is named by
-    /// the file's bytes and the code's place in it: the same bytes scanned again (a touch, a copy,
-    /// a restarted watch, another run) are the same delivery, which the outbox or the receiver
-    /// drops. A stream's frame is named by its source, index and time: another frame showing the
-    /// same code is another scan.
+    /// the file's bytes and the code's place among the copies of the same code in it (the first
+    /// from the top, the second, ...: not its corners, which differ from decoder to decoder and
+    /// pass to pass): the same bytes scanned again (a touch, a copy, a restarted watch, another
+    /// run, other --decoders) are the same delivery, which the outbox or the receiver drops. A
+    /// stream's frame is named by its source, index and time: another frame showing the same code
+    /// is another scan.
     static func identity(of event: ScanEvent) -> String {
         var bytes: [UInt8] = []
         Base64.encode(event.symbol.bytes, to: &bytes)
         let code = "\(event.symbol.symbology.rawValue)\u{1}" + String(decoding: bytes, as: UTF8.self)
         if let content = event.info.content {
-            return "file \(content)\u{1}" + event.symbol.points.map { "\($0.x),\($0.y)" }.joined(separator: " ") + "\u{1}" + code
+            let s = event.symbol
+            func centre(_ x: Symbol) -> (Int, Int) { (x.bbox.y + x.bbox.height / 2, x.bbox.x + x.bbox.width / 2) }
+            let copies = event.siblings.filter { $0.symbology == s.symbology && $0.bytes == s.bytes }
+            let place = copies.filter { centre($0) < centre(s) }.count
+            return "file \(content)\u{1}\(place)\u{1}" + code
         }
         return "\(event.info.source)\u{1}\(event.info.index)\u{1}\(event.info.time.timeIntervalSince1970)\u{1}" + code
     }

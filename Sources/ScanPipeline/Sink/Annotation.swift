@@ -103,7 +103,8 @@ public struct Annotation: Sendable {
     /// something, the smallest scale's place that covers least.
     static func labelBox(_ a: Annotation, line: Int, scale: Int, width: Int, height: Int, avoiding others: [Box]) -> (Box, Int) {
         let own = Box(points: a.outline)
-        func cost(_ b: Box) -> Int { others.reduce(0) { $0 + b.overlap($1) } }
+        // Its own code counts too: a label pushed back inside the image must not hide it.
+        func cost(_ b: Box) -> Int { (others + [own]).reduce(0) { $0 + b.overlap($1) } }
         var best: Box?
         for s in stride(from: scale, through: 1, by: -1) {
             let pad = s * 2

@@ -40,8 +40,8 @@ public struct ObservedFrame: Sendable {
 /// hand the work to a thread of your own.
 public protocol FrameObserver: AnyObject {
     /// The file this observer will write for the frame, asked before its records are written
-    /// (they name it in `annotated`); nil when it writes none.
-    func copyPath(for info: FrameInfo, still: Bool) -> String?
+    /// (they name it in `annotated`); nil when it writes none. `jpeg`: the frame came as a JPEG file.
+    func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String?
     func frameDone(_ frame: ObservedFrame)
     /// An input that could not be read (its error record is out).
     func inputFailed(_ record: ScanRecord)
@@ -49,7 +49,7 @@ public protocol FrameObserver: AnyObject {
 }
 
 extension FrameObserver {
-    public func copyPath(for info: FrameInfo, still: Bool) -> String? { nil }
+    public func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? { nil }
     public func inputFailed(_ record: ScanRecord) {}
     public func sessionEnded(_ report: SessionReport) {}
 }
@@ -77,17 +77,17 @@ public final class AnnotatedImageWriter: FrameObserver {
         self.directory = directory
         self.loader = loader
         self.inputs = Set(inputs.map(realPath))
-        var common = inputs.first.map { Array($0.split(separator: "/", omittingEmptySubsequences: false).dropLast()) } ?? []
-        for path in inputs.dropFirst() {
+        let paths = inputs.map(Self.standardized)
+        var common = paths.first.map { Array($0.split(separator: "/", omittingEmptySubsequences: false).dropLast()) } ?? []
+        for path in paths.dropFirst() {
             let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
             common = Array(zip(common, folder).prefix { $0 == $1 }.map(\.0))
         }
         self.common = common
     }
 
-    public func copyPath(for info: FrameInfo, still: Bool) -> String? {
+    public func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? {
         if let reserved, reserved.source == info.source { return reserved.path }
-        let jpeg = (info.source as NSString).pathExtension.lowercased().hasPrefix("jp")
         let path = outputPath(for: info.source, ext: jpeg ? "jpg" : "png")
         reserved = (info.source, path)
         return path
@@ -102,12 +102,9 @@ public final class AnnotatedImageWriter: FrameObserver {
             Annotation.draw(frame.annotations, on: &picture)
             if frame.symbols.isEmpty { Annotation.markNothingRead(on: &picture) }
             let jpeg = frame.isJPEG
-            var path = copyPath(for: frame.info, still: frame.still)!
-            reserved = nil
             // The bytes decide the format: a .jpg that holds a PNG gets a .png copy.
-            if jpeg != ((path as NSString).pathExtension == "jpg") {
-                path = (path as NSString).deletingPathExtension + (jpeg ? ".jpg" : ".png")
-            }
+            let path = copyPath(for: frame.info, still: frame.still, jpeg: jpeg)!
+            reserved = nil
             let data = jpeg ? try ImageEncoder.jpeg(picture, quality: 90) : try ImageEncoder.png(picture)
             try makeDirectory((path as NSString).deletingLastPathComponent, for: "--annotate")
             try write(data, to: path)
@@ -116,10 +113,20 @@ public final class AnnotatedImageWriter: FrameObserver {
         }
     }
 
-    /// The input's path below the folder all inputs share (`..`, `.` and empty parts dropped).
+    /// A path with `.` and `a/..` resolved as text (`./glare/../lots/x.jpg` is `lots/x.jpg`).
+    static func standardized(_ path: String) -> String {
+        var out: [Substring] = []
+        let absolute = path.hasPrefix("/")
+        for part in path.split(separator: "/") where part != "." {
+            if part == "..", let last = out.last, last != ".." { out.removeLast() } else { out.append(part) }
+        }
+        return (absolute ? "/" : "") + out.joined(separator: "/")
+    }
+
+    /// The input's path below the folder all inputs share (leading `..` parts dropped).
     func relativePath(of source: String) -> String {
         if source == "-" { return "stdin" }
-        let parts = source.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = Self.standardized(source).split(separator: "/", omittingEmptySubsequences: false)
         let rest = (parts.starts(with: common) ? Array(parts.dropFirst(common.count)) : [parts.last ?? "image"])
             .filter { !$0.isEmpty && $0 != "." && $0 != ".." }
         return rest.isEmpty ? "image" : rest.joined(separator: "/")

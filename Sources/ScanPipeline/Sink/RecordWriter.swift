@@ -16,15 +16,17 @@ public protocol RecordSink: AnyObject {
     func write(_ record: ScanRecord)
     /// A decoded frame's ``FrameInfo/warnings`` (once per frame, whether or not it had codes).
     func warn(_ info: FrameInfo)
-    /// A frame in which no decoder found anything.
-    func nothingFound(_ info: FrameInfo)
+    /// A frame that gives no symbol record: no decoder found anything (`repeated` 0), or every
+    /// code it read was one the session filter had accepted before (`repeated` of them).
+    /// `annotated`: its annotated copy, if one is written.
+    func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?)
     /// Hands what was written on (after each frame): returns why it could not be, or nil.
     func flush() -> String?
 }
 
 extension RecordSink {
     public func warn(_ info: FrameInfo) {}
-    public func nothingFound(_ info: FrameInfo) {}
+    public func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {}
     public func flush() -> String? { nil }
 }
 
@@ -47,15 +49,21 @@ public final class RecordWriter: RecordSink {
 
     public init(format: OutputFormat) { self.format = format }
 
-    public func nothingFound(_ info: FrameInfo) {
+    public func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {
         emptyFrame = (info.source, info.index)
         guard format == .ndjson else {
-            if saysNothingFound || writesEmptyRecords { Console.error("scanlua: \(info.source): no barcode or QR code found\n") }
+            if repeated > 0 {
+                if writesEmptyRecords { Console.error("scanlua: \(info.source): \(repeated == 1 ? "1 code" : "\(repeated) codes") read again, none new (--duplicates)\n") }
+            } else if saysNothingFound || writesEmptyRecords {
+                Console.error("scanlua: \(info.source): no barcode or QR code found\n")
+            }
             return
         }
         guard writesEmptyRecords else { return }
         var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index)), ("symbols", .int(0))]
+        if repeated > 0 { pairs.append(("repeated", .int(repeated))) }
         if !info.warnings.isEmpty { pairs.append(("warnings", .array(info.warnings.map { .string($0) }))) }
+        if let annotated { pairs.append(("annotated", .string(annotated))) }
         writeLine(.object(pairs))
         emptyFrame = nil  // its warnings are in this record
     }

@@ -44,10 +44,16 @@ struct Command: Sendable {
         return lines
     }
 
+    /// The usage line(s) as help and usage errors print them: wrapped at the help's width,
+    /// continued below the column after `USAGE: ` (7 characters, as `Usage: `).
+    var wrappedUsage: String {
+        usage.split(separator: "\n").flatMap { Self.wrapUsage(String($0.drop { $0 == " " }), width: Option.helpWidth - 7) }
+            .joined(separator: "\n       ")
+    }
+
     var help: String {
-        // A usage line too long for the width goes on below USAGE's column.
-        let usageLines = usage.split(separator: "\n").flatMap { Self.wrapUsage(String($0.drop { $0 == " " }), width: Option.helpWidth - 7) }
-        var parts = ["OVERVIEW: \(abstract)", "USAGE: " + usageLines.joined(separator: "\n       ")]
+        var parts = ["OVERVIEW: \(Option.wrap(abstract, width: Option.helpWidth - 10).joined(separator: "\n          "))",
+                     "USAGE: " + wrappedUsage]
         if !arguments.isEmpty { parts.append(arguments) }
         let helpLine = "  -h, --help              Show help information."
         if !groups.contains(where: { usage.contains(Self.usageToken($0)) }) {

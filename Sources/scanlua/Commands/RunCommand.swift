@@ -32,7 +32,7 @@ enum RunCommand {
         // A report reads a store that sessions made: a --db that does not exist is a typo, not a new
         // empty database (`touch` it first to start one from a script).
         if let db = o.string("db"), !db.hasPrefix("postgres"), db != ":memory:", !FileManager.default.fileExists(atPath: db) {
-            Console.error("scanlua: \(db): no such database (sessions create it: scan or watch with --db \(db); touch it to start an empty one)\n")
+            Console.error("scanlua: \(db): no such database: nothing was recorded into it yet (scan or watch with --db \(db) create it with the first code they read; touch it to start an empty one)\n")
             return ExitStatus.failure
         }
 

@@ -81,8 +81,9 @@ enum ScanCommand {
     static func summary(_ r: SessionReport, seconds: Double) -> String {
         func n(_ count: Int, _ one: String, _ many: String) -> String { "\(count) \(count == 1 ? one : many)" }
         return "scanlua: scanned " + n(r.frames + r.failedInputs, "image", "images") + " in " + String(format: "%.1f s", seconds) + ": "
-            + [n(r.accepted, "code", "codes"), n(r.emptyFrames, "image without a code", "images without a code"),
-               n(r.failedInputs, "unreadable input", "unreadable inputs")].joined(separator: ", ")
+            + ([n(r.accepted, "code", "codes"), n(r.emptyFrames, "image without a code", "images without a code")]
+               + (r.repeatOnlyFrames > 0 ? [n(r.repeatOnlyFrames, "image with only codes read before", "images with only codes read before")] : [])
+               + [n(r.failedInputs, "unreadable input", "unreadable inputs")]).joined(separator: ", ")
     }
 }
 

@@ -190,7 +190,10 @@ enum ShellCommands {
     static func zsh() -> String {
         var out = "#compdef scanlua\n# zsh completion for scanlua (scanlua completions zsh)\n_scanlua() {\n  local -a commands\n  commands=(\n"
         for c in commands { out += "    '\(c.name):\(c.abstract.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:"))'\n" }
-        out += "  )\n  if (( CURRENT == 2 )); then _describe command commands; return; fi\n  case $words[2] in\n"
+        out += "    'help:Show the help of a subcommand'\n"
+        out += "  )\n  if (( CURRENT == 2 )); then _describe command commands; return; fi\n"
+        // The subcommand's own arguments: shifted so that _arguments sees them from position 1.
+        out += "  local cmd=$words[2]\n  shift words\n  (( CURRENT-- ))\n  case $cmd in\n"
         for c in commands {
             let specs = c.options.map(Option.named).flatMap(zshSpec) + ["'--help[Show help information.]'"]
             let rest = positionalWords(c).map { "'1:\(c.name == "completions" ? "shell" : "value"):(\($0.joined(separator: " ")))'" }
@@ -224,6 +227,7 @@ enum ShellCommands {
             if let words = positionalWords(c) { out += "complete -c scanlua \(when) -x -a '\(words.joined(separator: " "))'\n" }
             else if c.name != "devices" && c.name != "manpage" { out += "complete -c scanlua \(when) -F\n" }
         }
+        out += "complete -c scanlua -n __fish_use_subcommand -a help -d 'Show the help of a subcommand'\n"
         out += "complete -c scanlua -n '__fish_seen_subcommand_from help' -x -a '\(commands.map(\.name).joined(separator: " "))'\n"
         return out
     }

@@ -8,7 +8,7 @@ enum SimulateCommand {
     static let command = Command(
         name: "simulate",
         abstract: "Push mock scans through the scripts, as a scanner preview or UI test would.",
-        usage: "scanlua simulate [--symbology NAME] (--text TEXT | --hex HEX) [output options] [script options]",
+        usage: "scanlua simulate [--symbology NAME] (--text TEXT | --hex HEX) [--perform ACTIONS] [output options] [script options]",
         arguments: """
             INPUT:
               With --text or --hex, one symbol. Otherwise NDJSON on standard input, one scan per line:

@@ -19,8 +19,8 @@ public enum Console {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    /// Appends text to standard output (buffered).
-    public static func write(_ text: String) { clearTransient(forStdout: true); fputs(text, out) }
+    /// Appends text to standard output (buffered). Written as bytes: a payload's NUL must not end it.
+    public static func write(_ text: String) { write(bytes: Array(text.utf8)) }
 
     /// Appends UTF-8 bytes to standard output (buffered).
     public static func write(bytes: [UInt8]) {
