@@ -39,8 +39,8 @@ final class MockScanTests: XCTestCase {
         XCTAssertEqual(r.symbols.map(\.symbology.rawValue), ["ean13"])
         // A name outside the registry is kept (a Lua decoder's symbology).
         XCTAssertEqual(parsed(#"{"symbology": "My-Code", "text": "x"}"#)?.symbols.map(\.symbology.rawValue), ["my-code"])
-        // A non-string symbology falls back to qrcode.
-        XCTAssertEqual(parsed(#"{"symbology": 5, "text": "x"}"#)?.symbols.map(\.symbology.rawValue), ["qrcode"])
+        // A symbology that is not a string is refused (issue 23: nothing is silently replaced).
+        XCTAssertEqual(error(#"{"symbology": 5, "text": "x"}"#), "'symbology' must be a string")
     }
 
     func testBase64Bytes() throws {
@@ -67,7 +67,7 @@ final class MockScanTests: XCTestCase {
     }
 
     func testSourceMustBeAString() {
-        XCTAssertNil(parsed(#"{"text": "a", "source": 7}"#)?.source)
+        XCTAssertEqual(error(#"{"text": "a", "source": 7}"#), "'source' must be a string")
         XCTAssertEqual(parsed(#"{"text": "a", "source": ""}"#)?.source, "")
     }
 

@@ -42,8 +42,8 @@ final class DocsDriftTests: XCTestCase {
         case .flag: return "boolean"
         case .integer: return "integer"
         case .number: return "number"
-        case .choice(let words): return "(" + words.map { "\"\($0)\"" }.joined(separator: "|") + ")"
-        case .text, .list: return o.namesList ? "(string|string[])" : "string"
+        case .choice(let words): return words.map { "\"\($0)\"" }.joined(separator: "|")
+        case .text, .list: return o.namesList ? "string|string[]" : "string"
         }
     }
 
@@ -57,17 +57,17 @@ final class DocsDriftTests: XCTestCase {
 
     func testConfigOptionsInLuaLSAnnotations() throws {
         let expected = Option.configurable.map { o in
-            let field = "---@field \(o.name) \(luaLSType(o))?"
+            let field = "---@field \(o.name)? \(luaLSType(o))"
             return field + String(repeating: " ", count: max(1, 41 - field.count)) + o.configMeaning
         }.joined(separator: "\n")
-        try check("options", in: "scripts/types/scanlua.lua", expected: expected)
+        try check("options", in: "scripts/types/scan.lua", expected: expected)
     }
 
     func testActionTypesInDocsAndAnnotations() throws {
         let expected = (["| action | fields | effect |", "|---|---|---|"]
             + ActionType.allCases.map { "| `\($0.rawValue)` | \($0.fields) | \($0.effect) |" }).joined(separator: "\n")
         try check("actions", in: "docs/lua-api.md", expected: expected)
-        let types = try read("scripts/types/scanlua.lua")
+        let types = try read("scripts/types/scan.lua")
         let union = ActionType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: "|")
         XCTAssertTrue(types.contains("---@field type \(union)"), "scanlua.Action's type should be \(union)")
     }
@@ -75,7 +75,48 @@ final class DocsDriftTests: XCTestCase {
     func testSymbologyListsInDocsAndAnnotations() throws {
         let list = Symbology.knownNames.map { "`\($0)`" }.joined(separator: ", ")
         XCTAssertTrue(try read("docs/lua-api.md").contains("| `symbology` | \(list)"), "docs/lua-api.md event table: \(list)")
-        XCTAssertTrue(try read("scripts/types/scanlua.lua").contains("---@field symbology string   \(list)"),
-                      "scripts/types/scanlua.lua scanlua.Event: \(list)")
+        XCTAssertTrue(try read("scripts/types/scan.lua").contains("---@field symbology string   \(list)"),
+                      "scripts/types/scan.lua scanlua.Event: \(list)")
+    }
+
+    /// Issue 23 item 13: lua-language-server cannot be installed here (not in Debian 12, not on
+    /// PyPI), so this checks what it would rely on: one `---@meta NAME` file per module the
+    /// scripts can require, every scan.* function of the prelude annotated, every field the host
+    /// gives an event annotated, optional fields marked `name?`, and each file valid Lua.
+    func testLuaLSAnnotationsCoverEveryModuleFunctionAndField() throws {
+        let dir = CLI.packageRoot.appendingPathComponent("scripts/types")
+        for module in ["scan", "store", "codec", "json", "base64", "hex", "url", "checkdigit"] {
+            let text = try read("scripts/types/\(module).lua")
+            XCTAssertTrue(text.hasPrefix("---@meta \(module)\n"), "scripts/types/\(module).lua starts with ---@meta \(module)")
+            XCTAssertTrue(text.hasSuffix("return \(module)\n"), "scripts/types/\(module).lua returns the module")
+        }
+        let scan = try read("scripts/types/scan.lua"), testing = try read("scripts/types/testing.lua")
+        var prelude = ""
+        for file in try FileManager.default.contentsOfDirectory(atPath: CLI.packageRoot.appendingPathComponent("Sources/ScanScript/Prelude").path) {
+            prelude += try read("Sources/ScanScript/Prelude/" + file)
+        }
+        let defined = Set(prelude.matches(of: /function scan\.([a-z_]+)\(/).map { String($0.1) })
+        XCTAssertGreaterThan(defined.count, 12)
+        for name in defined { XCTAssertTrue(scan.contains("function scan.\(name)("), "scan.\(name) has no annotation") }
+        for global in ["describe", "it", "pending", "before_each", "after_each", "expect"] {
+            XCTAssertTrue(testing.contains("function \(global)("), "\(global) has no annotation")
+        }
+        let event = scan[scan.range(of: "---@class scanlua.Event\n")!.upperBound...].prefix { $0 != "\n" || true }
+        let eventBlock = String(event.prefix(while: { _ in true })).components(separatedBy: "\n\n").first ?? ""
+        for field in ["symbology", "text", "bytes", "charset", "orientation", "quality", "source", "frame", "time", "time_ms",
+                      "addon", "points", "bbox", "modifiers", "siblings", "decoder", "symbology_id", "fields"] {
+            XCTAssertNotNil(eventBlock.range(of: "---@field \(field)[? ]", options: .regularExpression), "scanlua.Event lacks \(field)")
+        }
+        // A predicate or a setting the caller may leave out is optional in the field's name, not in its type.
+        for line in scan.split(separator: "\n") where line.hasPrefix("---@field ") {
+            let type = line.split(separator: " ", maxSplits: 3).dropFirst(2).first ?? ""
+            XCTAssertFalse(type.hasSuffix("?") || type.hasSuffix(")?"), "write optional fields as name?: \(line)")
+        }
+        XCTAssertTrue(scan.contains("---@field when? fun(ev: scanlua.Event): boolean"))
+        // Each file is valid Lua (they are run as plain scripts: they only define tables).
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir.path) where file.hasSuffix(".lua") {
+            let r = try CLI.run(["run", dir.appendingPathComponent(file).path])
+            XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
+        }
     }
 }

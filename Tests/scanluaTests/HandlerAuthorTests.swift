@@ -268,11 +268,16 @@ final class HandlerAuthorTests: XCTestCase {
                        "no prelude stack trace")
 
         let typo = dir.appendingPathComponent("typo.db").path
-        let run = try write("report.lua", "print(1)")
+        let run = try write("report.lua", #"for _, r in ipairs(require("store").query("SELECT name FROM inventory")) do print(r.name) end"#)
         let rr = try CLI.run(["run", "--db", typo, run])
         XCTAssertEqual(rr.status, 1)
-        XCTAssertTrue(rr.stderr.contains("\(typo): no such database"), rr.stderr)
+        XCTAssertTrue(rr.stderr.contains("no such table: inventory"), rr.stderr)
+        XCTAssertTrue(rr.stderr.contains("\(typo) did not exist before this run: it was not kept"), rr.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: typo), "no empty file left behind")
+        // A script that succeeds keeps the database it started (an import).
+        let importer = try write("import.lua", #"require("store").exec("CREATE TABLE t (x)")"#)
+        XCTAssertEqual(try CLI.run(["run", "--db", typo, importer]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: typo))
 
         // A script that uses the store without --db is told which store that is.
         let home = dir.appendingPathComponent("xdg").path

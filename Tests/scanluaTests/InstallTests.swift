@@ -61,7 +61,7 @@ final class InstallTests: XCTestCase {
         XCTAssertTrue(man.contains("docs/lua-api.md") && man.range(of: #"the\s+Lua\s+API\s+reference"#, options: .regularExpression) != nil, man)
         let lua = prefix.appendingPathComponent("share/scanlua/scripts").path
         let installed = try fm.subpathsOfDirectory(atPath: lua).sorted()
-        XCTAssertTrue(installed.contains("handlers/url.lua") && installed.contains("lib/json.lua") && installed.contains("types/scanlua.lua"), "\(installed)")
+        XCTAssertTrue(installed.contains("handlers/url.lua") && installed.contains("lib/json.lua") && installed.contains("types/scan.lua"), "\(installed)")
         XCTAssertEqual(installed.filter { $0.hasSuffix("_test.lua") || $0.contains("fuzz") || !($0.hasSuffix(".lua") || !$0.contains(".")) }, [],
                        "no tests, fuzz cases or developer scripts")
         XCTAssertFalse(installed.contains("corpus-report") || installed.contains("install-deps") || installed.contains("make-font"))

@@ -179,7 +179,7 @@ final class SandboxHardeningTests: XCTestCase {
             end }
             """)
         let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--memory-limit", "4", "--script", s, "--text", "x"])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.status, 3, "the record carries the error: \(r.stderr)")
         let errors = try XCTUnwrap(r.records.first?["errors"] as? [[String: Any]])
         XCTAssertTrue((errors.first?["message"] as? String ?? "").contains("memory limit exceeded (4 MiB)"), "\(errors)")
     }

@@ -78,7 +78,7 @@ final class ScriptCommandTests: XCTestCase {
             """)
         let r = try CLI.run(["scan", "--script", handler, "--instruction-limit", "2000000", "--memory-limit", "64",
                              CLI.fixture("several.png"), CLI.fixture("code39.png")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.status, 3, "records carry script errors: \(r.stderr)")
         let records = r.records
         XCTAssertEqual(records.count, 4, "every decoded symbol still gets its record")
         func record(_ symbology: String) -> [String: Any]? { records.first { $0["symbology"] as? String == symbology } }
@@ -184,7 +184,7 @@ final class ScriptCommandTests: XCTestCase {
         let warnings = r.stderr.split(separator: "\n").filter { $0.contains("warning:") }
         XCTAssertEqual(warnings.count, 1, r.stderr)
         XCTAssertTrue(warnings.first?.hasPrefix("scanlua: warning: ") ?? false, r.stderr)
-        XCTAssertTrue(warnings.first?.contains("rules.lua:2: scan.rule 'typo': no parser returns payload type 'prodcut' (known: ") ?? false,
+        XCTAssertTrue(warnings.first?.contains("rules.lua:2: scan.rule 'typo': no parser returns payload type 'prodcut' (did you mean 'product'?) (known: ") ?? false,
                       r.stderr)
         XCTAssertTrue(warnings.first?.contains("product, ") ?? false, "the shipped parsers' types are known: \(r.stderr)")
         XCTAssertTrue(warnings.first?.hasSuffix("; a parser declares what it returns in 'types')") ?? false, r.stderr)
@@ -227,7 +227,7 @@ final class ScriptCommandTests: XCTestCase {
         XCTAssertEqual(type(try CLI.run(["simulate", "--config", config, "--text", "https://example.com/"])), "raw")
         let unknown = try CLI.run(["simulate", "--disable", "nope", "--text", "x"])
         XCTAssertEqual(unknown.status, 2)
-        XCTAssertTrue(unknown.stderr.contains("--disable: no parser or rule is named 'nope' (there are: contact, gs1,"), unknown.stderr)
+        XCTAssertTrue(unknown.stderr.contains("--disable: no parser, rule or decoder is named 'nope' (there are: contact, gs1,"), unknown.stderr)
     }
 
     /// Priority decides across keyed and heuristic parsers: a user's heuristic with priority 90
@@ -369,7 +369,7 @@ final class ScriptCommandTests: XCTestCase {
         let r = try CLI.run(["test", dir.appendingPathComponent("t").path])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stdout.contains("math_test.lua: math > is wrong\n  "), r.stdout)
-        XCTAssertTrue(r.stdout.contains("math_test.lua:4: expected {a = 2}, got {a = 1}"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("math_test.lua:4: at .a: expected 2, got 1\n  expected: {a = 2}\n  got:      {a = 1}"), r.stdout)
         XCTAssertTrue(r.stdout.contains("broken_test.lua: could not load"), r.stdout)
         XCTAssertTrue(r.stdout.hasSuffix("1 passed, 2 failed\n"), r.stdout)
     }

@@ -55,7 +55,7 @@ final class StoreSandboxCommandTests: XCTestCase {
             scan.rule { name = "extension", run = function() store.query("SELECT load_extension('libm.so.6')") end }
             scan.rule { name = "load", run = function(p, ctx) ctx.emit { type = "load", ok = ok, message = loadError } end }
             """)
-        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.status, 3, "the record carries the store error: \(r.stderr)")
         let e = errors(record)
         XCTAssertTrue(e["attach"]?.contains("store: not authorized: ATTACH is not allowed in scanlua's store (SQLite error 23 in: ATTACH DATABASE '\(attached)' AS x)") == true, "\(e)")
         XCTAssertTrue(e["write-attached"]?.contains("store: unknown database x") == true, "\(e)")
@@ -86,7 +86,7 @@ final class StoreSandboxCommandTests: XCTestCase {
             end }
             """)
         XCTAssertLessThan(Date().timeIntervalSince(start), 60, "bounded by the step budget")
-        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.status, 3, "the record carries the store error: \(r.stderr)")
         XCTAssertTrue(errors(record)["forever"]?.contains("store: query interrupted: it ran past scanlua's limit of 100000000 SQLite steps") == true, "\(record)")
         XCTAssertTrue(errors(record)["costly"]?.contains("store: query interrupted: it ran past scanlua's limit of 5 seconds") == true, "\(record)")
         XCTAssertEqual((record["emitted"] as? [[String: Any]])?.first?["n"] as? Int, 42, "the store still works: \(record)")
@@ -108,7 +108,7 @@ final class StoreSandboxCommandTests: XCTestCase {
               ctx.emit { type = "fits", n = #rows }
             end }
             """)
-        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.status, 3, "the record carries the store error: \(r.stderr)")
         let e = errors(record)
         XCTAssertTrue(e["blob"]?.contains("store: string or blob too big (scanlua's store allows values up to 16 MiB)") == true, "\(e)")
         XCTAssertTrue(e["rows"]?.contains("store: result too large: over 100000 rows, scanlua's limit for one query") == true, "\(e)")

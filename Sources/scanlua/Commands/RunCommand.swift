@@ -29,11 +29,11 @@ enum RunCommand {
         if rest.first == "--" { rest.removeFirst() }
         guard let script = rest.first else { throw UsageError("missing SCRIPT.lua") }
         let scriptArgs = Array(rest.dropFirst())
-        // A report reads a store that sessions made: a --db that does not exist is a typo, not a new
-        // empty database (`touch` it first to start one from a script).
-        if let db = o.string("db"), !db.hasPrefix("postgres"), db != ":memory:", !FileManager.default.fileExists(atPath: db) {
-            Console.error("scanlua: \(db): no such database: nothing was recorded into it yet (scan or watch with --db \(db) create it with the first code they read; touch it to start an empty one)\n")
-            return ExitStatus.failure
+        // A --db that does not exist yet is made by the script's first store call (an import
+        // script starts a database that way); if the script then fails, the file goes again: a
+        // typo in --db leaves no empty database behind.
+        let newDatabase = o.string("db").flatMap { db in
+            !db.hasPrefix("postgres") && db != ":memory:" && !FileManager.default.fileExists(atPath: db) ? db : nil
         }
 
         let engine = try makeEngine(o) {
@@ -50,6 +50,10 @@ enum RunCommand {
             try engine.run(file: script)
         } catch {
             Console.error("scanlua: \(error)\n")
+            if let db = newDatabase {
+                for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: db + suffix) }
+                Console.error("scanlua: \(db) did not exist before this run: it was not kept\n")
+            }
             return ExitStatus.failure
         }
         return ExitStatus.success
