@@ -465,6 +465,21 @@ static void key_text(lua_State *L, jkey *k) {
 
 static int jtable(lua_State *L, int idx, jbuf *b, int depth) {
     if (depth >= 64 || !lua_checkstack(L, 4)) return -1;
+    /* A read-only view (an event's bbox, points, ...; metatable field __jsonkey, read raw) is
+       written as the table it shows. */
+    if (lua_getmetatable(L, idx)) {
+        lua_pushliteral(L, "__jsonkey");
+        lua_rawget(L, -2);
+        if (!lua_isnil(L, -1)) {
+            lua_rawget(L, idx);  /* mt, t[key] */
+            if (lua_istable(L, -1)) {
+                int r = jtable(L, lua_gettop(L), b, depth + 1);
+                lua_pop(L, 2);
+                return r;
+            }
+        }
+        lua_pop(L, 2);
+    }
     lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
     /* An empty table marked by json.array (metatable field __jsontype = "array", read raw) is []. */
     if (n == 0 && lua_getmetatable(L, idx)) {

@@ -48,12 +48,41 @@ public struct History {
 
     public init(_ database: any StoreConnection) { self.database = database }
 
-    /// Adds rows, in one transaction.
+    /// What one history row may hold in a column: the store refuses values over 16 MiB, and one
+    /// such row would fail the frame's whole transaction (every other code's row with it).
+    public static let maxColumnBytes = 4 << 20
+
+    /// The row as the history keeps it: a text, bytes or payload over ``maxColumnBytes`` is
+    /// replaced by a note saying so (the record on stdout had it whole).
+    public static func bounded(_ row: Row) -> Row {
+        var r = row
+        func note(_ what: String, _ n: Int) -> String { "(\(what) of \(n) bytes not kept in the history: over \(maxColumnBytes >> 20) MiB)" }
+        if r.text.utf8.count > maxColumnBytes { r.text = note("text", r.text.utf8.count) }
+        if r.bytes.utf8.count > maxColumnBytes { r.bytes = "" }
+        if r.payload.utf8.count > maxColumnBytes {
+            // JSON by hand: ScanStore does not know ScanCore's JSON type.
+            func quoted(_ s: String) -> String {
+                "\"" + s.unicodeScalars.map { c in
+                    switch c {
+                    case "\"": return "\\\""
+                    case "\\": return "\\\\"
+                    case _ where c.value < 0x20: return String(format: "\\u%04x", c.value)
+                    default: return String(c)
+                    }
+                }.joined() + "\""
+            }
+            r.payload = "{\"type\":\(quoted(r.payloadType)),\"note\":\(quoted(note("payload", r.payload.utf8.count)))}"
+        }
+        if r.actions.utf8.count > maxColumnBytes { r.actions = "[]" }
+        return r
+    }
+
+    /// Adds rows, in one transaction; oversized columns are replaced by notes (``bounded(_:)``).
     public func add(_ rows: [Row]) throws(StoreError) {
         guard !rows.isEmpty else { return }
         try database.asHost { () throws(StoreError) in
             try database.inTransaction { () throws(StoreError) in
-                for r in rows {
+                for r in rows.map(Self.bounded) {
                     try database.query("""
                         INSERT INTO scanlua_history (time, source, frame, symbology, text, bytes, payload_type, payload, actions)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

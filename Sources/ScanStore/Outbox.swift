@@ -5,7 +5,12 @@ import Foundation
 /// idempotency key), marked delivered once the other side acknowledged it, and otherwise retried
 /// with exponential backoff: by the session while it runs, by `scanlua outbox --flush` after.
 public struct Outbox {
-    public enum State: String, Sendable { case pending, delivered, failed }
+    /// `pending` is what records and `outbox --list` call queued.
+    public enum State: String, Sendable {
+        case pending, delivered, failed
+        /// The word records, history and `outbox --list` use.
+        public var word: String { self == .pending ? "queued" : self == .delivered ? "done" : "failed" }
+    }
 
     public struct Entry: Sendable {
         public var id: Int64
@@ -78,6 +83,42 @@ public struct Outbox {
     /// Everything not delivered: pending and failed.
     public func undelivered() throws(StoreError) -> [Entry] {
         try entries(where: "state != 'delivered'", [])
+    }
+
+    /// Entries given up on (`failed`).
+    public func failed() throws(StoreError) -> [Entry] {
+        try entries(where: "state = 'failed'", [])
+    }
+
+    /// Entries still to be delivered (`pending`: records say `queued`).
+    public func queued() throws(StoreError) -> [Entry] {
+        try entries(where: "state = 'pending'", [])
+    }
+
+    /// Queues a failed entry again, its attempts from 0; false when there is no failed entry `id`.
+    public func requeue(_ id: Int64) throws(StoreError) -> Bool {
+        try database.asHost { () throws(StoreError) in
+            try database.query("UPDATE scanlua_outbox SET state = 'pending', attempts = 0, next_attempt = 0 WHERE id = ? AND state = 'failed'",
+                               positional: [.integer(id)])
+        }
+        return database.changes > 0
+    }
+
+    /// Notes why an entry was not attempted (not on the allow-list), without counting an attempt.
+    public func note(_ id: Int64, error: String) throws(StoreError) {
+        try database.asHost { () throws(StoreError) in
+            try database.query("UPDATE scanlua_outbox SET last_error = ? WHERE id = ?", positional: [.text(error), .integer(id)])
+        }
+    }
+
+    /// The state of every entry by idempotency key (`scanlua export` shows a delivery as it ended).
+    public func states() throws(StoreError) -> [String: State] {
+        var out: [String: State] = [:]
+        for row in try database.query("SELECT key, state FROM scanlua_outbox", positional: [], named: [:], limit: .host) {
+            let v = Dictionary(row, uniquingKeysWith: { a, _ in a })
+            if case .text(let k)? = v["key"], case .text(let s)? = v["state"], let state = State(rawValue: s) { out[k] = state }
+        }
+        return out
     }
 
     /// Removes an entry; false when there is none with that id.

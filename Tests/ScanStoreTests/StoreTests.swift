@@ -13,6 +13,23 @@ final class StoreTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
     }
 
+    /// Issue 22 item 4: a 17 MiB payload beside an ordinary code: both rows are kept, the big one
+    /// with a note in place of what the store cannot hold (one row used to fail them all).
+    func testAnOversizedRowIsKeptWithANoteAndCostsNoOtherRow() throws {
+        let store = Store(path: path)
+        let history = History(try store.db())
+        let big = String(repeating: "x", count: 17 << 20)
+        func row(_ text: String, _ payload: String) -> History.Row {
+            History.Row(time: "2026-12-02T08:00:00Z", source: "frame.png", frame: 0, symbology: "qrcode", text: text, bytes: "",
+                        payloadType: "raw", payload: payload, actions: "[]")
+        }
+        try history.add([row(big, "{\"type\":\"raw\",\"t\":\"\(big)\"}"), row("CODE-A", "{\"type\":\"raw\"}")])
+        var rows: [History.Row] = []
+        try history.rows(since: nil, type: nil) { rows += $0 }
+        XCTAssertEqual(rows.map(\.text), ["(text of 17825792 bytes not kept in the history: over 4 MiB)", "CODE-A"])
+        XCTAssertEqual(rows.first?.payload, #"{"type":"raw","note":"(payload of 17825813 bytes not kept in the history: over 4 MiB)"}"#)
+    }
+
     func testParametersAreBoundNeverSpliced() throws {
         let store = Store(path: path)
         let db = try store.db()

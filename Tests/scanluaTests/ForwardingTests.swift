@@ -129,14 +129,18 @@ final class ForwardingTests: XCTestCase {
         let list = try CLI.run(["outbox", "--db", db])
         XCTAssertEqual(list.status, 1, "something is undelivered")
         XCTAssertEqual(list.stdout.split(separator: "\n").count, 2, list.stdout)
-        XCTAssertTrue(list.stdout.contains("pending\t1 attempts\thttp http://127.0.0.1:\(port)/hook\trule post"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("queued\t1 attempts\thttp http://127.0.0.1:\(port)/hook\trule post"), list.stdout)
+        XCTAssertTrue(r.stderr.contains("(`scanlua outbox --db \(db) --network 127.0.0.1:\(port)` lists them, with --flush sends them)"),
+                      "the hint names what holds the allow-list: \(r.stderr)")
 
         let server = started(try TestServer.webhook(in: dir, port: port))
         // Without the allow-list nothing is sent, and nothing is given up on either.
         let bare = try CLI.run(["outbox", "--db", db, "--flush"])
         XCTAssertEqual(bare.stdout, "delivered 0, undelivered 2\n")
-        XCTAssertTrue(bare.stderr.contains("not sent to 127.0.0.1:\(port): not on the network allow-list"), bare.stderr)
+        XCTAssertTrue(bare.stderr.contains("not sent: 127.0.0.1:\(port) is not on this run's network allow-list"), bare.stderr)
         XCTAssertTrue(server.requests.isEmpty)
+        XCTAssertTrue(try CLI.run(["outbox", "--db", db]).stdout.contains("not sent: 127.0.0.1:\(port) is not on this run's network allow-list"),
+                      "the refusal is the entry's last error, not the old connection error")
         let flush = try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(port)"])
         XCTAssertEqual(flush.stdout, "delivered 2, undelivered 0\n", flush.stderr)
         XCTAssertEqual(flush.status, 0)
@@ -153,6 +157,39 @@ final class ForwardingTests: XCTestCase {
                                "--dry-run", "--text", "dry"])
         XCTAssertEqual((dry.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "dry-run")
         XCTAssertEqual(server.requests.count, 2)
+    }
+
+    /// Issue 22 item 3: a server answering 503 forever: the delivery is given up after
+    /// --max-delivery-attempts, listed by --failed (not by --list, not retried by sessions),
+    /// queued again by --retry; the export shows each delivery as it ended.
+    func testAServerFailingForeverIsGivenUpListedAndRetried() throws {
+        let server = started(try TestServer.webhook(in: dir, failFirst: 1_000_000))
+        let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
+        let net = "127.0.0.1:\(server.port)"
+        let r = try CLI.run(["simulate", "--perform", "http", "--no-default-scripts", "--db", db, "--network", net, "--script", rule,
+                             "--max-delivery-attempts", "3", "--text", "forever"])
+        XCTAssertEqual((r.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "queued")
+        for _ in 0..<2 { _ = try CLI.run(["outbox", "--db", db, "--flush", "--network", net, "--max-delivery-attempts", "3"]) }
+        XCTAssertEqual(server.requests.count, 3)
+        let queued = try CLI.run(["outbox", "--db", db])
+        XCTAssertEqual(queued.status, 0, "nothing queued any more: \(queued.stdout)")
+        let failed = try CLI.run(["outbox", "--db", db, "--failed"])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stdout.contains("failed\t3 attempts\thttp http://\(net)/hook\trule post"), failed.stdout)
+        XCTAssertTrue(failed.stdout.contains("gave up after 3 attempts: HTTP 503"), failed.stdout)
+        // A later session does not try it again.
+        _ = try CLI.run(["simulate", "--perform", "http", "--no-default-scripts", "--db", db, "--network", net, "--script", rule, "--text", "other"])
+        XCTAssertEqual(server.requests.filter { ($0["body"] as? String)?.contains("forever") == true }.count, 3)
+        let export = try CLI.run(["export", "--db", db, "--format", "ndjson"])
+        let statuses = export.stdout.split(separator: "\n").compactMap { line -> String? in
+            let row = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return ((row?["actions"] as? [[String: Any]])?.first?["status"] as? String).map { "\(row?["text"] ?? ""):\($0)" }
+        }
+        XCTAssertEqual(statuses, ["forever:failed", "other:queued"], "the history shows how each delivery ended")
+        let id = try XCTUnwrap(failed.stdout.split(separator: "\t").first.map(String.init))
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db, "--retry", id]).stdout, "queued \(id) again\n")
+        XCTAssertTrue(try CLI.run(["outbox", "--db", db]).stdout.contains("\(id)\tqueued\t0 attempts"))
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db, "--retry", "999"]).status, 1)
     }
 
     /// 1,000 actions against a server that refuses the first 50 requests and every 7th after:

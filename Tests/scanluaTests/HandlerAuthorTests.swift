@@ -233,6 +233,60 @@ final class HandlerAuthorTests: XCTestCase {
         XCTAssertEqual(payload?["bars"] as? Int, 10, s.stdout)
     }
 
+    /// After a review: what a new user tripped over next.
+    func testRequireAfterScriptRollbackTimeBoundsViewsAndEmptyTestFiles() throws {
+        try write("h/ticket.lua", """
+            local scan = require "scan"
+            local M = {}
+            function M.seat(text) return text:match("^T:(%w+)") end
+            scan.parser { name = "ticket", match = "^T:", parse = function(ev)
+              return { seat = M.seat(ev.text), box = ev.bbox, fields = ev.fields }
+            end }
+            scan.rule { name = "import", on = "ticket", run = function(p)
+              require("store").exec("CREATE TABLE IF NOT EXISTS seen (seat TEXT)")
+              require("store").exec("INSERT INTO seen VALUES (?)", { p.seat })
+              if p.seat == "BAD" then error("refused") end
+            end }
+            return M
+            """)
+        try write("h/ticket_test.lua", """
+            local ticket = require "ticket"
+            describe("ticket", function()
+              it("is the module table under --script too", function() expect(ticket.seat("T:A1")).to_equal("A1") end)
+              it("rolls back what a failing rule wrote", function()
+                scan.simulate { text = "T:OK" }
+                scan.simulate { text = "T:BAD" }
+                local rows = require("store").query("SELECT seat FROM seen ORDER BY seat")
+                expect(#rows).to_be(1)
+              end)
+              it("writes an event's views as their tables", function()
+                expect(scan.simulate { text = "T:A1", fields = { row = 3 } }.payload.fields.row).to_be(3)
+              end)
+              it("refuses what no scan could give", function()
+                expect(function() scan.simulate { text = "T:A1", symbology = "code-11" } end).to_fail("unknown symbology 'code%-11'")
+                expect(function() scan.simulate { text = "T:A1", time = 1e20 } end).to_fail("'time' must be seconds since 1970")
+              end)
+              it("removes a handle once", function()
+                local h = scan.rule { name = "tmp", run = function() end }
+                expect(scan.remove(h)).to_be(true)
+                expect(scan.remove(h)).to_be(false)
+              end)
+            end)
+            """)
+        let t = try CLI.run(["test", "--no-default-scripts", "--script", dir.appendingPathComponent("h/ticket.lua").path, dir.appendingPathComponent("h").path])
+        XCTAssertTrue(t.stdout.hasSuffix("5 passed, 0 failed\n"), t.stdout)
+        // The record writes ev.bbox as the object it shows (it was {"<table>":{...}}).
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", dir.appendingPathComponent("h/ticket.lua").path,
+                             "--db", dir.appendingPathComponent("s.db").path, "--text", "T:A1"])
+        XCTAssertTrue(r.stdout.contains(#""box":{"height":0,"width":0,"x":0,"y":0}"#), r.stdout)
+        let huge = try CLI.run(["simulate", "--no-default-scripts"], stdin: Data(#"{"text":"x","time":1e20}"#.utf8 + [0x0A]))
+        XCTAssertEqual(huge.records.first?["error"] as? String, "'time' must be a number of seconds since 1970, of a year from 1 to 9999")
+        try write("empty/nothing_test.lua", "local x = 1\n")
+        let empty = try CLI.run(["test", dir.appendingPathComponent("empty").path])
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("the test file defines no test (it): nothing was tested"), empty.stderr)
+    }
+
     /// Item 12: the smaller traps, each with a message that says what to do.
     func testSmallTrapsSayWhatToDo() throws {
         let os = try write("os.lua", #"require("scan").parser { name = "o", parse = function() os.execute("ls") end }"#)

@@ -108,6 +108,31 @@ final class RedisWorkerTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["worker"]).status, 2, "--redis is required")
     }
 
+    /// Issue 22 item 8: a relative path is enqueued as an absolute one (a worker started elsewhere
+    /// reads the same file); each jobs stream has its own results stream; `results --after ID`
+    /// prints only what came after, and says where it ended.
+    func testStreamsKeepTheirResultsPathsAreAbsoluteAndResultsHaveACursor() throws {
+        let images = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Fixtures")
+        let enqueue = try CLI.run(["enqueue", "--redis", url, "--stream", "t2", "qrcode.png", "ean13.png"], cwd: images)
+        XCTAssertEqual(enqueue.stdout, "enqueued 2\n", enqueue.stderr)
+        let paths = try redis.redisCLI(["--raw", "XRANGE", "t2", "-", "+"]).split(separator: "\n").filter { $0.hasPrefix("/") }.map(String.init)
+        XCTAssertEqual(paths, [images.appendingPathComponent("qrcode.png").path, images.appendingPathComponent("ean13.png").path])
+        let p = try worker("elsewhere", ["--stream", "t2", "--idle-exit", "1"])  // the worker's directory is not images/
+        p.waitUntilExit()
+        XCTAssertEqual(try redis.redisCLI(["XLEN", "scanlua:results"]), "0\n", "another queue's results stay apart")
+        let all = try CLI.run(["results", "--redis", url, "--stream", "t2"])
+        XCTAssertEqual(all.records.compactMap { $0["text"] as? String }.sorted(), ["4719512002889", "https://example.com/scanlua"])
+        XCTAssertEqual(try CLI.run(["results", "--redis", url]).stdout, "", "the default stream has no results")
+        // Each entry: its id, then its fields (job first).
+        let lines = try redis.redisCLI(["--raw", "XRANGE", "t2:results", "-", "+"]).split(separator: "\n")
+        let ids = lines.indices.dropLast().filter { lines[$0 + 1] == "job" }.map { lines[$0] }
+        XCTAssertEqual(ids.count, 2)
+        XCTAssertTrue(all.stderr.contains("scanlua: results up to \(ids[1]) (--after \(ids[1]) continues from there)"), all.stderr)
+        let after = try CLI.run(["results", "--redis", url, "--stream", "t2", "--after", String(ids[0])])
+        XCTAssertEqual(after.records.count, 1)
+        XCTAssertEqual(try CLI.run(["results", "--redis", url, "--stream", "t2", "--after", String(ids[1])]).stdout, "")
+    }
+
     /// Issue 21: `--root DIR` confines job paths (realpath: links and .. that lead out are out);
     /// others get an error result and nothing is read. Directories and FIFOs are "not a regular
     /// file" (a FIFO once blocked the worker). Without --root the worker says what that allows.

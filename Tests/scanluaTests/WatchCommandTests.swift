@@ -78,6 +78,41 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(none.status, 4, "nothing found")
     }
 
+    /// Issue 22 item 9: a producer that pauses after one frame (a motion-triggered camera, a
+    /// --once station) gets that frame's record at once: the readers read what the frame needs.
+    func testAPausedProducersLastFrameIsNotHeldBack() throws {
+        let y4mBytes = try Data(contentsOf: URL(fileURLWithPath: y4m))
+        let header = y4mBytes.prefix { $0 != 0x0A }.count + 1
+        let frameBytes = 6 + 240 * 180 * 3 / 2  // "FRAME\n" and a 4:2:0 frame of the 240x180 fixture
+        let mjpegBytes = try Data(contentsOf: URL(fileURLWithPath: mjpeg))
+        let eoi = try XCTUnwrap((0..<mjpegBytes.count - 1).first { mjpegBytes[$0] == 0xFF && mjpegBytes[$0 + 1] == 0xD9 })
+        for (kind, first) in [("y4m", y4mBytes.prefix(header + frameBytes)), ("mjpeg", mjpegBytes.prefix(eoi + 2))] {
+            let p = Process()
+            p.executableURL = CLI.binary
+            p.arguments = ["watch", "--no-default-scripts", "--quiet", "--once", "--source", kind, "-"]
+            let input = Pipe(), out = Pipe()
+            p.standardInput = input
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let started = Date()
+            input.fileHandleForWriting.write(first)  // one frame, then nothing: the producer pauses
+            let writer = input.fileHandleForWriting
+            DispatchQueue.global().asyncAfter(deadline: .now() + 6) { try? writer.close() }  // the test never hangs
+            var line = Data()
+            while !line.contains(0x0A) {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                line += chunk
+            }
+            let seconds = Date().timeIntervalSince(started)
+            try? input.fileHandleForWriting.close()
+            p.waitUntilExit()
+            XCTAssertTrue(String(decoding: line, as: UTF8.self).contains(#""text":"code-A""#), "\(kind): \(String(decoding: line, as: UTF8.self))")
+            XCTAssertLessThan(seconds, 4, "\(kind): the first frame's record came while the producer was paused")
+        }
+    }
+
     func testBrokenStreamsAreErrorsAfterTheGoodFrames() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-watch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -147,10 +147,12 @@ local shortcodes = { gtin = "01", lot = "10", ser = "21", exp = "17" }
 -- What a primary key's value must be (GS1 Digital Link 1.2 §4 and the General Specifications):
 -- digits of the key's lengths with a right check digit, then the characters some keys allow.
 -- A path whose would-be key fails this is not a Digital Link (https://example.com/2024/01/15/post).
-local function key_digits(value, lengths, rest)
+-- `strict`: the check digit must be right too (not on id.gs1.org, whose links are Digital Links
+-- whatever their digits: a wrong check digit is then a problem of the payload).
+local function key_digits(value, lengths, rest, strict)
   local digits = value:match("^%d+")
   for _, n in ipairs(lengths) do
-    if digits and #digits >= n and checkdigit.gs1_valid(value:sub(1, n)) then
+    if digits and #digits >= n and (not strict or checkdigit.gs1_valid(value:sub(1, n))) then
       local tail = value:sub(n + 1)
       if (rest == 0 and tail == "") or (rest > 0 and #tail <= rest and tail:match("^[%w%-%.%%_!\"&'()*+,/:;<=>?]*$")) then return true end
     end
@@ -159,19 +161,19 @@ local function key_digits(value, lengths, rest)
 end
 local function key_text(value, max) return #value >= 1 and #value <= max and value:match("^[%w%-%.%%_!\"&'()*+,/:;<=>?]+$") ~= nil end
 local key_syntax = {
-  ["01"] = function(v) return v:match("^%d+$") ~= nil and (#v == 8 or #v == 12 or #v == 13 or #v == 14) and checkdigit.gs1_valid(v) end,
-  ["00"] = function(v) return key_digits(v, { 18 }, 0) end,
-  ["414"] = function(v) return key_digits(v, { 13 }, 0) end,
-  ["253"] = function(v) return key_digits(v, { 13 }, 17) end,
-  ["255"] = function(v) return key_digits(v, { 13 }, 12) and v:match("^%d+$") ~= nil end,
-  ["8003"] = function(v) return v:sub(1, 1) == "0" and key_digits(v:sub(2), { 13 }, 16) end,
+  ["01"] = function(v, strict) return v:match("^%d+$") ~= nil and (#v == 8 or #v == 12 or #v == 13 or #v == 14) and (not strict or checkdigit.gs1_valid(v)) end,
+  ["00"] = function(v, strict) return key_digits(v, { 18 }, 0, strict) end,
+  ["414"] = function(v, strict) return key_digits(v, { 13 }, 0, strict) end,
+  ["253"] = function(v, strict) return key_digits(v, { 13 }, 17, strict) end,
+  ["255"] = function(v, strict) return key_digits(v, { 13 }, 12, strict) and v:match("^%d+$") ~= nil end,
+  ["8003"] = function(v, strict) return v:sub(1, 1) == "0" and key_digits(v:sub(2), { 13 }, 16, strict) end,
   ["8004"] = function(v) return key_text(v, 30) end,
-  ["8006"] = function(v) return v:match("^%d+$") ~= nil and #v == 18 and checkdigit.gs1_valid(v:sub(1, 14)) end,
+  ["8006"] = function(v, strict) return v:match("^%d+$") ~= nil and #v == 18 and (not strict or checkdigit.gs1_valid(v:sub(1, 14))) end,
   ["8010"] = function(v) return key_text(v, 30) end,
-  ["8017"] = function(v) return key_digits(v, { 18 }, 0) end,
-  ["8018"] = function(v) return key_digits(v, { 18 }, 0) end,
+  ["8017"] = function(v, strict) return key_digits(v, { 18 }, 0, strict) end,
+  ["8018"] = function(v, strict) return key_digits(v, { 18 }, 0, strict) end,
   ["401"] = function(v) return key_text(v, 30) end,
-  ["402"] = function(v) return key_digits(v, { 17 }, 0) end,
+  ["402"] = function(v, strict) return key_digits(v, { 17 }, 0, strict) end,
 }
 
 --- A GS1 Digital Link URI -> gs1 payload with `digital_link` (canonical, id.gs1.org) and
@@ -184,9 +186,10 @@ function gs1.parse_digital_link(text)
   local segs = {}
   for seg in u.path:gmatch("[^/]+") do segs[#segs + 1] = seg end
   local start
+  local strict = u.host:lower() ~= "id.gs1.org"
   for i = 1, #segs - 1 do
     local ai = shortcodes[segs[i]] or segs[i]
-    if primary[ai] and key_syntax[ai](url.decode(segs[i + 1]) or segs[i + 1]) then start = i; break end
+    if primary[ai] and key_syntax[ai](url.decode(segs[i + 1]) or segs[i + 1], strict) then start = i; break end
   end
   if not start then return nil end
   local problems, elements = {}, {}

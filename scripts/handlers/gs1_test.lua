@@ -80,5 +80,7 @@ describe("GS1 Digital Link", function()
     -- A prefix path, then a real key further on, still is one.
     expect(gs1.parse_digital_link("https://brand.example/products/01/15/01/09506000134352").ai["01"]).to_equal("09506000134352")
     expect(gs1.parse_digital_link("https://id.gs1.org/01/96385074").ai["01"]).to_equal("00000096385074")
+    -- On id.gs1.org itself a wrong check digit is the link's problem, not a reason to be a URL.
+    expect(gs1.parse_digital_link("https://id.gs1.org/01/09506000134353").problems).to_contain("(01) 09506000134353: check digit is wrong")
   end)
 end)

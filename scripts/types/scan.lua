@@ -99,6 +99,8 @@
 ---@field memory_limit? integer          Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.
 ---@field max_failures? integer          Disable a handler after N failures in a row (default 5).
 ---@field disable? string|string[]       Parsers and rules to switch off once everything is loaded: a list of names (shipped ones too).
+---@field max_delivery_attempts? integer Give a delivery up (failed, listed by outbox --failed) after N attempts (default 10).
+---@field max_delivery_age? number       Give a delivery up once it is older than HOURS (default 168: a week).
 ---@field network? string|string[]       Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.
 ---@field db? string                     The store's SQLite database file (--db wins).
 ---@field worker_root? string            worker: the folder job paths must lie in (realpath); others get an error result (--root wins).

@@ -265,6 +265,10 @@ extension Option {
             Option("disable", "--disable", .list, "NAME", config: true, names: true,
                    configHelp: "Parsers and rules to switch off once everything is loaded: a list of names (shipped ones too).",
                    "Switch off the parser or rule NAME (repeatable), e.g. a shipped handler."),
+            Option("max_delivery_attempts", "--max-delivery-attempts", .integer(1...1_000_000), "N", config: true,
+                   "Give a delivery up (failed, listed by outbox --failed) after N attempts (default 10)."),
+            Option("max_delivery_age", "--max-delivery-age", .number(minimum: 0, exclusive: true), "HOURS", config: true,
+                   "Give a delivery up once it is older than HOURS (default 168: a week)."),
             Option("network", "--network", .text, "HOSTS", config: true, names: true,
                    configHelp: "Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.",
                    "Hosts http and mqtt actions may reach: host[:port] patterns, comma-separated\n(*.example.com for subdomains; --trust allows any)."),
@@ -321,7 +325,9 @@ extension Option {
         // Redis work queue (enqueue, worker, results)
         (OptionGroup.queue, [
             Option("redis", "--redis", .text, "URL", "The Redis server: redis://host[:port][/db]."),
-            Option("jobs_stream", "--stream", .text, "NAME", "The jobs stream (default scanlua:jobs; results go to scanlua:results)."),
+            Option("jobs_stream", "--stream", .text, "NAME",
+                   "The jobs stream (default scanlua:jobs); its results go to NAME:results (scanlua:results for the default)."),
+            Option("after", "--after", .text, "ID", "results: only the results after entry ID (the last line on stderr gives the next ID)."),
             Option("inline", "--inline", .flag, "", "enqueue: put the image's bytes in the job, for workers on other hosts."),
             Option("group", "--group", .text, "G", "worker: the consumer group (default scanlua)."),
             Option("consumer", "--consumer", .text, "NAME", "worker: this worker's name in the group (default host-pid)."),
@@ -337,8 +343,11 @@ extension Option {
         ]),
         // scanlua outbox
         (OptionGroup.outbox, [
-            Option("outbox_list", "--list", .flag, "", "List the deliveries not delivered yet (the default); exit 1 when there is one."),
-            Option("flush", "--flush", .flag, "", "Send every pending delivery now; exit 1 when some are still undelivered."),
+            Option("outbox_list", "--list", .flag, "", "List the queued deliveries (the default); exit 1 when there is one."),
+            Option("failed", "--failed", .flag, "", "List the deliveries given up on (failed) instead; exit 1 when there is one."),
+            Option("flush", "--flush", .flag, "", "Send every queued delivery now; exit 1 when some are still undelivered."),
+            Option("retry", "--retry", .integer(1...Int(Int64.max)), "ID",
+                   "Queue failed delivery ID again, with its attempts counted from 0 (the next session or --flush sends it)."),
             Option("drop", "--drop", .integer(1...Int(Int64.max)), "ID", "Remove delivery ID from the outbox, delivered or not."),
         ]),
         // scanlua export

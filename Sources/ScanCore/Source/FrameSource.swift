@@ -46,8 +46,8 @@ final class ByteStream {
                 buffer.removeFirst(start)
                 start = 0
             }
-            let chunk = (try? handle.read(upToCount: max(65536, n))) ?? nil
-            if let chunk, !chunk.isEmpty { buffer += chunk } else { atEnd = true }
+            // What has arrived, not a full 64 KiB: a frame is decoded once its own bytes are in.
+            if let chunk = handle.readSome(max: max(65536, n - (buffer.count - start))), !chunk.isEmpty { buffer += chunk } else { atEnd = true }
         }
         return buffer.count - start
     }

@@ -39,12 +39,15 @@ public enum MockScan {
         var time: Date?
         switch object["time"] {
         case nil: break
-        case .int(let n)?: time = Date(timeIntervalSince1970: Double(n))
-        case .double(let d)? where d.isFinite: time = Date(timeIntervalSince1970: d)
-        default: return .failure(LineError(message: "'time' must be a number: seconds since 1970"))
+        case .int(let n)? where validTime.contains(Double(n)): time = Date(timeIntervalSince1970: Double(n))
+        case .double(let d)? where validTime.contains(d): time = Date(timeIntervalSince1970: d)
+        default: return .failure(LineError(message: "'time' must be a number of seconds since 1970, of a year from 1 to 9999"))
         }
         return .success((symbols, source, time))
     }
+
+    /// The seconds since 1970 of the years 1 to 9999: a time outside them is refused.
+    public static let validTime: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
 
     /// The fields of a mock scan, and of a sibling.
     public static let fields = ["symbology", "text", "bytes", "source", "time", "modifiers", "symbology_id", "siblings"]

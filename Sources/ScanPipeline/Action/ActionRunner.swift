@@ -26,6 +26,10 @@ public final class ActionRunner {
     /// reach nothing unless asked). `stop` always runs. The others are marked `dry-run`, and
     /// stderr says so once per type.
     public var performs: Set<ActionType>?
+    /// Give-up rules: a delivery that still fails after this many attempts, or older than this
+    /// many seconds, is `failed` (listed by `outbox --failed`, re-queued by `outbox --retry ID`).
+    public var maxAttempts = 10
+    public var maxAge: TimeInterval = 7 * 24 * 3600
     private var notPerformedSaid: Set<ActionType> = []
     private var outbox: Outbox?
 
@@ -117,7 +121,10 @@ public final class ActionRunner {
             fields.insert(("status", .string("done")), at: 0)
             if let status { fields.append(("response_status", .int(status))) }
         case .retry(let reason, let status):
-            if let entry {
+            if let entry, let why = giveUp(entry, now: Date()) {
+                try? outbox?.record(entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
+                fields.insert(contentsOf: failed("\(why): \(reason)"), at: 0)
+            } else if let entry {
                 try? outbox?.record(entry.id, state: .pending, error: reason, responseStatus: status, retryAt: Self.retryTime(attempts: 1))
                 fields.insert(contentsOf: [("status", .string("queued")), ("reason", .string(reason)), ("outbox_id", .int(Int(entry.id)))], at: 0)
             } else {
@@ -167,9 +174,11 @@ public final class ActionRunner {
             // The allow-list holds for queued deliveries too (the database is only a file); one not
             // on it now stays pending (an allow-list given later may name it) and is not contacted.
             guard network.allows(request.endpoint) else {
+                let reason = "not sent: \(request.endpoint) is not on this run's network allow-list (--network, the config's network, or --trust)"
+                try? outbox.note(entry.id, error: reason)
                 if !notAllowedSaid.contains(request.endpoint.description) {
                     notAllowedSaid.insert(request.endpoint.description)
-                    Console.error("scanlua: outbox: not sent to \(request.endpoint): not on the network allow-list (--network, the config's network, or --trust)\n")
+                    Console.error("scanlua: outbox: \(reason)\n")
                 }
                 continue
             }
@@ -178,17 +187,42 @@ public final class ActionRunner {
                 try? outbox.record(entry.id, state: .delivered, error: nil, responseStatus: status)
                 delivered += 1
             case .retry(let reason, let status):
-                try? outbox.record(entry.id, state: .pending, error: reason, responseStatus: status,
-                                   retryAt: Self.retryTime(attempts: entry.attempts + 1, now: now))
+                if let why = giveUp(entry, now: now) {
+                    try? outbox.record(entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
+                } else {
+                    try? outbox.record(entry.id, state: .pending, error: reason, responseStatus: status,
+                                       retryAt: Self.retryTime(attempts: entry.attempts + 1, now: now))
+                }
             case .failed(let reason, let status):
                 try? outbox.record(entry.id, state: .failed, error: reason, responseStatus: status)
             }
         }
-        return (delivered, (try? outbox.undelivered().count) ?? 0)
+        return (delivered, (try? outbox.queued().count) ?? 0)
+    }
+
+    /// Why a delivery that failed again is given up, or nil to keep trying.
+    func giveUp(_ entry: Outbox.Entry, now: Date) -> String? {
+        if entry.attempts + 1 >= maxAttempts { return "gave up after \(entry.attempts + 1) attempts" }
+        if let created = Self.sqlTime(entry.created), now.timeIntervalSince(created) > maxAge {
+            return "gave up: older than \(Int(maxAge / 3600)) hours"
+        }
+        return nil
+    }
+
+    /// The outbox's `created` column (`YYYY-MM-DD HH:MM:SS`, UTC, or ISO 8601 with T).
+    static func sqlTime(_ text: String) -> Date? {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        for format in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss.SSSSSSXXXXX", "yyyy-MM-dd HH:mm:ssXXXXX"] {
+            f.dateFormat = format
+            if let d = f.date(from: String(text.prefix(format.count + 6))) ?? f.date(from: text) { return d }
+        }
+        return nil
     }
 
     /// Deliveries of this session's outbox not yet delivered (0 when none was queued).
-    public var undelivered: Int { outbox.flatMap { try? $0.undelivered().count } ?? 0 }
+    public var undelivered: Int { outbox.flatMap { try? $0.queued().count } ?? 0 }
 
     /// Closes broker connections.
     public func close() { forwarder.close() }

@@ -101,6 +101,15 @@ final class Forwarder {
             guard let topic = string("topic"), !topic.isEmpty, !topic.contains("+"), !topic.contains("#") else {
                 return .failure(.permanent("mqtt needs a 'topic' string without wildcards"))
             }
+            // What brokers would cut, refuse or drop silently (MQTT 3.1.1 section 4.7): said here,
+            // never reported as delivered.
+            if topic.utf8.contains(0) { return .failure(.permanent("mqtt topic contains a NUL character (MQTT forbids it; it would be cut there)")) }
+            if topic.utf8.count > 65_535 {
+                return .failure(.permanent("mqtt topic is \(topic.utf8.count) bytes long; MQTT allows at most 65,535"))
+            }
+            if topic.hasPrefix("$") {
+                return .failure(.permanent("mqtt topic '\(topic.prefix(40))' starts with '$': those topics are the broker's own ($SYS/...) and it drops what clients publish there"))
+            }
             let qos = number("qos") ?? 1
             guard [0, 1, 2].contains(qos) else { return .failure(.permanent("'qos' must be 0, 1 or 2")) }
             var retain = false

@@ -13,7 +13,9 @@ public struct JobQueue {
     public let redis: RedisConnection
     /// The jobs stream (`--stream`, default `scanlua:jobs`).
     public let stream: String
-    public var results: String { "scanlua:results" }
+    /// The results stream of these jobs: `scanlua:results` for the default jobs stream, else the
+    /// jobs stream's name and `:results` (two queues never share their results).
+    public var results: String { stream == "scanlua:jobs" ? "scanlua:results" : stream + ":results" }
     /// Where jobs that failed `maxAttempts` times go, with their error.
     public var deadLetters: String { stream + ":dead" }
 

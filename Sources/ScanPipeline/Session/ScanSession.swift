@@ -57,6 +57,8 @@ public final class ScanSession {
         runner.protectedPaths = engine.loadedFiles + [engine.storePath ?? Store.defaultPath, TrustList().path]
         runner.store = engine.store
         runner.network = NetworkPolicy(list: settings.network, trusted: engine.limits.trust)
+        runner.maxAttempts = settings.maxDeliveryAttempts
+        runner.maxAge = settings.maxDeliveryAge
         engine.dryRun = settings.dryRun
         filter = settings.filter
     }
@@ -240,8 +242,11 @@ public final class ScanSession {
         }
         let waiting = runner.undelivered
         if waiting > 0 {
+            // The command to follow names what holds the allow-list: the config, or the --network given.
+            var command = "scanlua outbox --db \(engine.store.displayPath)"
+            if let config = engine.configPath { command += " --config \(config)" } else if let network = settings.network { command += " --network \(network)" }
             Console.error("scanlua: \(waiting == 1 ? "1 delivery waits" : "\(waiting) deliveries wait") in the outbox of \(engine.store.displayPath)"
-                          + " (`scanlua outbox --db \(engine.store.displayPath)` lists, `--flush` sends)\n")
+                          + " (`\(command)` lists them, with --flush sends them)\n")
         }
     }
 

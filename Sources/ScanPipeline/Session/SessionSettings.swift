@@ -23,6 +23,9 @@ public struct SessionSettings {
     public var network: String?
     /// A record for each image in which nothing was read (`--empty-records`).
     public var emptyRecords = false
+    /// Give-up rules of the outbox: attempts, and age in seconds (`--max-delivery-attempts`, `--max-delivery-age` hours).
+    public var maxDeliveryAttempts = 10
+    public var maxDeliveryAge: TimeInterval = 7 * 24 * 3600
     /// The Lua decoders that run (a `--symbologies` list naming some; nil: every one).
     public var luaDecoders: Set<String>?
 
@@ -79,6 +82,8 @@ public struct SessionSettings {
         if let n = o.int("threads") { s.threads = n }
         s.network = o.string("network")
         s.emptyRecords = o.bool("empty_records") ?? false
+        if let n = o.int("max_delivery_attempts") { s.maxDeliveryAttempts = n }
+        if let h = o.double("max_delivery_age") { s.maxDeliveryAge = h * 3600 }
         return s
     }
 

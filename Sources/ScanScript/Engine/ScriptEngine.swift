@@ -128,20 +128,32 @@ public final class ScriptEngine {
         let dir = (path as NSString).deletingLastPathComponent
         addModulePath(dir.isEmpty ? "." : dir)
         loadedFiles.append(path)
-        try run(source: source, chunkName: "@" + path)
+        try run(source: source, chunkName: "@" + path, keepResult: true)
     }
 
     /// The script and config files run so far (no action may write them).
     public private(set) var loadedFiles: [String] = []
 
     /// Runs Lua source in the sandbox; `chunkName` is `@path` for files or `=name`.
-    public func run(source: [UInt8], chunkName: String) throws(ScriptError) {
+    /// `keepResult`: a file's return value is what a later `require` of it returns (a handler
+    /// loaded with --script and required by its test gives its module table, not `true`).
+    public func run(source: [UInt8], chunkName: String, keepResult: Bool = false) throws(ScriptError) {
+        let base = lua.top
+        defer { lua.setTop(base) }
         try lua.withoutMemoryLimit { () throws(ScriptError) in try lua.load(source, chunkName: chunkName) }
         lua.push(.ref(envRef))
         _ = lua.setUpvalueEnv(-2)
         lua.armBudget(true)
         defer { lua.armBudget(false) }
-        do { try lua.call(nargs: 0, nresults: 0) } catch .runtime(let message, let traceback) where Self.raisedByPrelude(traceback) {
+        do {
+            try lua.call(nargs: 0, nresults: 1)
+            if keepResult, chunkName.hasPrefix("@") {
+                pushCore("keep_run_result")
+                lua.push(.string(String(chunkName.dropFirst())))
+                lua.pushCopy(of: -3)
+                try lua.call(nargs: 2, nresults: 0)
+            }
+        } catch .runtime(let message, let traceback) where Self.raisedByPrelude(traceback) {
             // The prelude's checks (a spec's unknown field, a wrong type) name the user's file:line
             // themselves: its own frames would only hide that.
             throw .runtime(message: message, traceback: "")
@@ -177,6 +189,8 @@ public final class ScriptEngine {
     /// Set when the config came from the ``TrustList``: each module required from outside the
     /// shipped directory, then or later, must be on the list with the bytes loaded.
     public var configTrustList: TrustList?
+    /// The config file that was loaded, if one was (messages name it: it holds the allow-list).
+    public internal(set) var configPath: String?
     /// Above 0 while the shipped library loads.
     private var shippedDepth = 0
 
@@ -348,6 +362,12 @@ public final class ScriptEngine {
                 try setOption(L.string(at: 1) ?? "", L)
                 return 0
             }),
+            // events(on): scan.simulate outside a session (a test) runs its event in a transaction
+            // of its own, rolled back when a rule failed, as in a scan.
+            ("events", .function { [unowned self] L throws(ScriptError) in
+                if L.bool(at: 1) { store.beginEvents() } else { store.endEvents() }
+                return 0
+            }),
             ("end_event", .function { [unowned self] L throws(ScriptError) in
                 // end_event(ok): the event that used the store ends its transaction. -> nil | message
                 do { try store.endEvent(commit: L.bool(at: 1) && !dryRun) } catch {
@@ -362,7 +382,12 @@ public final class ScriptEngine {
             ("was_run", .function { [unowned self] L throws(ScriptError) in
                 let path = L.string(at: 1) ?? ""
                 let real = physicalPath(path)
-                L.push(.bool(loadedFiles.contains { $0 == path || (real != nil && physicalPath($0) == real) }))
+                // The path it was run under (its return value is kept by that path), or false.
+                if let run = loadedFiles.first(where: { $0 == path || (real != nil && physicalPath($0) == real) }) {
+                    L.push(.string(run))
+                } else {
+                    L.push(.bool(false))
+                }
                 return 1
             }),
             ("find_module", .function { [unowned self] L throws(ScriptError) in

@@ -16,6 +16,9 @@ public struct ScriptOptions {
     public var database: String?
     /// `--disable NAME` (repeatable): parsers and rules switched off once everything is loaded.
     public var disabled: [String] = []
+    /// Whether rules are checked against the parsers' types after loading: commands that load a
+    /// config only for its settings (outbox, export) run no rules, so they say nothing of them.
+    public var checksRules = true
 
     public init() {}
 }
@@ -112,6 +115,7 @@ public enum ScriptSetup {
         engine.shippedDirectory = shipped
         engine.storePath = options.database
         if let config = try configFile(explicit: options.config) {
+            engine.configPath = config.path
             engine.loadingConfig = true
             // For the engine's life: a module required at event time runs with the powers the
             // config gave as much as one required while it loaded.
@@ -134,7 +138,7 @@ public enum ScriptSetup {
         for file in options.scripts { try engine.run(file: file) }
         let fromConfig = engine.configOptions.string("disable")?.split(separator: ",").map(String.init) ?? []
         try engine.disable(options.disabled + fromConfig)
-        for warning in try engine.ruleTypeWarnings() { engine.log("scanlua: warning: \(warning)\n") }
+        if options.checksRules { for warning in try engine.ruleTypeWarnings() { engine.log("scanlua: warning: \(warning)\n") } }
         return engine
     }
 }

@@ -296,7 +296,7 @@ function core.enable_summaries(on) want_summaries = on end
 
 -- The fields of a mock scan (as simulate's NDJSON lines have them), and of a sibling.
 local SIM_FIELDS = { symbology = "string", text = "string", bytes = "string", source = "string", time = "number",
-                     modifiers = "table", symbology_id = "string", siblings = "table" }
+                     modifiers = "table", symbology_id = "string", siblings = "table", fields = "table" }
 local SIB_FIELDS = { symbology = "string", text = "string", bytes = "string", modifiers = "table", symbology_id = "string" }
 
 local function check_fields(t, known, what, api)
@@ -319,9 +319,24 @@ local function modifier_list(m, api)
   return m
 end
 
+-- A symbology a scan could give: the registry's names and the Lua decoders' own.
+local function known_symbology(name)
+  for _, n in ipairs(host.symbologies) do if n == name then return true end end
+  for _, d in ipairs(core.decoders) do if d.name == name then return true end end
+  return false
+end
+
 local function raw_event(spec, api)
   if type(spec) ~= "table" then error(api .. ": expected a table", 3) end
   check_fields(spec, SIM_FIELDS, "", api)
+  if spec.time and not (spec.time >= -62135596800 and spec.time <= 253402300799) then
+    error(api .. ": 'time' must be seconds since 1970, of a year from 1 to 9999", 3)
+  end
+  for _, s in ipairs({ spec, table.unpack(spec.siblings or {}) }) do
+    if type(s) == "table" and s.symbology ~= nil and not known_symbology(s.symbology) then
+      error(api .. ": unknown symbology '" .. tostring(s.symbology) .. "' (a name of --symbologies or of a loaded Lua decoder)", 3)
+    end
+  end
   local bytes = spec.bytes or spec.text
   if type(bytes) ~= "string" then error(api .. ": needs 'text' or 'bytes' (a string)", 3) end
   local sibs = {}
@@ -332,8 +347,11 @@ local function raw_event(spec, api)
     if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
     sibs[i] = { s.symbology or "qrcode", sb, modifier_list(s.modifiers, api), s.symbology_id or false }
   end
-  return event_from(host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs, spec.time or false,
-                                    modifier_list(spec.modifiers, api), spec.symbology_id or false), 1)
+  local fields, ev = event_from(host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs, spec.time or false,
+                                                modifier_list(spec.modifiers, api), spec.symbology_id or false), 1)
+  -- What a Lua decoder's value would carry (ev.fields), to test its parser without an image.
+  if spec.fields then rawset(fields, "fields", core.freeze(spec.fields)) end
+  return fields, ev
 end
 
 --- Pushes a symbol through the registered parsers and rules and returns its record:
@@ -348,6 +366,7 @@ function scan.simulate(spec)
   local outer_used = store_used
   store_used = false
   want_summaries = true
+  if not dispatching then host.events(true) end
   local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(fields, ev)
   if core.simulate_errors then core.simulate_errors(errs) end
   errors, actions, action_rules, emitted, emitted_rules, current_rule, ctx.rule, ctx.event =
@@ -355,9 +374,12 @@ function scan.simulate(spec)
   want_summaries = saved
   if dispatching then
     store_used = outer_used or store_used  -- the running event's end decides
-  elseif store_used then
-    store_used = false
-    host.end_event(errs == nil)
+  else
+    if store_used then
+      store_used = false
+      host.end_event(errs == nil)
+    end
+    host.events(false)
   end
   return { payload = payload, parser = parser, errors = errs, actions = tagged(acts, act_rules),
            emitted = tagged(emits, emit_rules), summary = summary }

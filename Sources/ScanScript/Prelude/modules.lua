@@ -7,6 +7,9 @@ local env = core.env
 
 local loaded = { scan = core.scan, codec = host.codec, store = core.store }
 local loading = {}
+-- What each file run with --script (or as the config) returned, by path.
+local run_results = {}
+function core.keep_run_result(path, value) run_results[path] = value end
 
 local function require_module(name)
   if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2) end
@@ -15,7 +18,13 @@ local function require_module(name)
   if loading[name] then error("require: loop while loading module '" .. name .. "'", 2) end
   local path, tried = host.find_module(name)
   if not path then error("module '" .. name .. "' not found:" .. tried, 2) end
-  if host.was_run(path) then loaded[name] = true; return true end  -- loaded already by --script
+  local run_as = host.was_run(path)
+  if run_as then  -- loaded already by --script: its return value, as require gives
+    local r = run_results[run_as]
+    if r == nil then r = true end
+    loaded[name] = r
+    return r
+  end
   local src, rerr = host.read_file(path)
   if not src then error(rerr, 0) end
   local fn, err = load(src, "@" .. path, "t", env)

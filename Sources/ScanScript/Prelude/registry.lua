@@ -85,10 +85,17 @@ local function handle_for(entry, list, names)
 end
 
 --- Takes a registration away: scan.remove(handle) -> true, or false when it was removed before.
+-- Handles already removed: removing one again returns false, as documented (weak: no leak).
+local removed = setmetatable({}, { __mode = "k" })
+
 function scan.remove(h)
   local r = handles[h]
-  if not r then spec_error("scan.remove", "expected a handle returned by scan.parser, rule, decoder, summary or on_*") end
+  if not r then
+    if removed[h] then return false end
+    spec_error("scan.remove", "expected a handle returned by scan.parser, rule, decoder, summary or on_*")
+  end
   handles[h] = nil
+  removed[h] = true
   if r.list.by_key then
     if r.list.by_key[r.entry.name] ~= r.entry then return false end
     r.list.by_key[r.entry.name] = nil

@@ -197,7 +197,10 @@ end
 --- would make them: { {symbology, text, bytes, quality, points = {{x, y}, ...}}, ... }.
 function scan.decode_file(path)
   if type(path) ~= "string" then error("scan.decode_file: expected a path (a string), got " .. type(path), 2) end
-  return host.decode_file(path)
+  local found = host.decode_file(path)
+  -- What each value carried for its parser, as the symbol's event would have it (ev.fields).
+  for _, s in ipairs(found) do s.fields = core.decoder_fields_for(s.symbology, s.bytes) end
+  return found
 end
 
 --- scan.scan_lines(path, { directions = "rows"|"columns"|"both", step = 4 }): the scan lines a
@@ -205,6 +208,9 @@ end
 function scan.scan_lines(path, opts)
   if type(path) ~= "string" then error("scan.scan_lines: expected a path (a string), got " .. type(path), 2) end
   opts = opts or {}
+  for k in pairs(opts) do
+    if k ~= "directions" and k ~= "step" then error("scan.scan_lines: unknown option '" .. tostring(k) .. "' (directions, step)", 2) end
+  end
   return host.scan_lines(path, opts.directions or "rows", opts.step or 4)
 end
 

@@ -55,6 +55,8 @@ local view_mt = {
     end, view, nil
   end,
   __metatable = "read-only",
+  -- The record encoder (lua_shims.c) writes a view as the table it shows, not its private slot.
+  __jsonkey = ORIGINAL,
 }
 
 function freeze(t)

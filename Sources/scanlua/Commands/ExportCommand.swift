@@ -26,13 +26,16 @@ enum ExportCommand {
         if let since, since.range(of: #"^\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?Z?)?$"#, options: .regularExpression) == nil {
             throw UsageError("invalid value '\(since)' for '--since': expected an ISO 8601 date or time in UTC, such as 2026-12-01 or 2026-12-01T10:00Z")
         }
-        let engine = try makeEngine(o) { $0.defaultScripts = false }
+        let engine = try makeEngine(o) { $0.defaultScripts = false; $0.checksRules = false }
         let format = o.string("export_format") ?? "csv"
         let history: History
         do { history = History(try engine.store.existing()) } catch {
             Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }
+        // A delivery queued at scan time shows as it ended (done, failed, still queued): the
+        // history keeps the record as written, the outbox the delivery's state since.
+        let deliveries = (try? Outbox(history.database).states()) ?? [:]
         var first = true
         let neutralise = o.bool("csv_raw") != true
         if format == "csv" { Console.write(csvLine(History.Row.columns)) }
@@ -40,7 +43,8 @@ enum ExportCommand {
         do {
             try history.rows(since: since.map { $0.hasSuffix("Z") ? String($0.dropLast()) : $0 },
                                                     type: o.string("export_type")) { rows in
-                for r in rows {
+                for var r in rows {
+                    if !deliveries.isEmpty { r.actions = Self.withDeliveryStates(r.actions, deliveries) }
                     switch format {
                     case "csv":
                         Console.write(csvLine([r.time, r.source, String(r.frame), r.symbology, r.text, r.bytes, r.payloadType, r.payload, r.actions],
@@ -70,6 +74,18 @@ enum ExportCommand {
                           + (present.isEmpty ? "no scans" : present.joined(separator: ", ")) + "\n")
         }
         return ExitStatus.success
+    }
+
+    /// The actions JSON with each http/mqtt action's `status` as its outbox entry ended.
+    static func withDeliveryStates(_ actions: String, _ states: [String: Outbox.State]) -> String {
+        guard actions.contains("idempotency_key"), case .array(let list)? = JSON(parsing: Array(actions.utf8)) else { return actions }
+        return JSON.array(list.map { action in
+            guard case .object(var pairs) = action, case .string(let key)? = action["idempotency_key"], let state = states[key],
+                  let i = pairs.firstIndex(where: { $0.0 == "status" }) else { return action }
+            pairs[i].1 = .string(state.word)
+            if state == .delivered { pairs.removeAll { $0.0 == "reason" } }
+            return .object(pairs)
+        }).serialized
     }
 
     /// One CSV record per RFC 4180: fields with a comma, quote, CR or LF are quoted, quotes doubled; CRLF ends it.

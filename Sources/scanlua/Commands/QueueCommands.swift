@@ -47,7 +47,8 @@ enum QueueCommands {
                     }
                     fields = [("name", Array(path.utf8)), ("data", Array(data))]
                 } else {
-                    fields = [("path", Array(path.utf8))]
+                    // Absolute: a worker started in another directory reads the same file.
+                    fields = [("path", Array(URL(fileURLWithPath: path).standardizedFileURL.path.utf8))]
                 }
                 do throws(RedisError) { _ = try q.enqueue(fields) } catch { throw QueueFailure(message: error.message) }
                 added += 1
@@ -98,14 +99,18 @@ enum QueueCommands {
 
     static let results = Command(
         name: "results",
-        abstract: "Print the records workers wrote to scanlua:results, as NDJSON.",
-        usage: "scanlua results --redis URL [--stream NAME] [--follow]",
-        options: ["redis", "jobs_stream", "follow"],
-        notes: "Each record line as scan prints it, job after job in the order they were finished.",
+        abstract: "Print the records workers wrote to a jobs stream's results, as NDJSON.",
+        usage: "scanlua results --redis URL [--stream NAME] [--after ID] [--follow]",
+        options: ["redis", "jobs_stream", "after", "follow"],
+        notes: """
+            Each record line as scan prints it, job after job in the order they were finished. The last
+            line on stderr names the last result's ID: --after ID prints only what came after it.
+            """,
         run: { args, o in
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
             let q = try queue(o)
-            var last = "-"
+            var last = o.string("after") ?? "-"
+            defer { if last != "-" && last != o.string("after") { Console.error("scanlua: results up to \(last) (--after \(last) continues from there)\n") } }
             while true {
                 let entries: [JobQueue.Entry]
                 do throws(RedisError) { entries = try q.results(after: last) } catch { throw QueueFailure(message: error.message) }

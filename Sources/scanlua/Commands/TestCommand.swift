@@ -69,6 +69,10 @@ enum TestCommand {
             Console.error("scanlua: no test's name contains '\(filter)'\n")
             return ExitStatus.failure
         }
+        if passed + failed + pending == 0 {
+            Console.error("scanlua: \(files.count == 1 ? "the test file defines" : "the \(files.count) test files define") no test (it): nothing was tested\n")
+            return ExitStatus.failure
+        }
         return failed > 0 ? ExitStatus.failure : ExitStatus.success
     }
 

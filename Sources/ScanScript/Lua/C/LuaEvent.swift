@@ -16,7 +16,10 @@ private enum Key: Int {
 
 /// Milliseconds since 1970, an integer: `ev.time_ms`, and `ev.time` (whole seconds, so
 /// `os.date(fmt, ev.time)` works as with `os.time()`).
-func milliseconds(_ date: Date) -> lua_Integer { lua_Integer((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+func milliseconds(_ date: Date) -> lua_Integer {
+    // Clamped to the years 1 to 9999 (a time from a script cannot overflow the integer).
+    lua_Integer((min(max(date.timeIntervalSince1970, MockScan.validTime.lowerBound), MockScan.validTime.upperBound) * 1000).rounded(.down))
+}
 
 /// The values of one event in a batch, in this order (prelude/views.lua, `event_from`, reads them):
 /// symbology, text, bytes, charset, orientation, quality, source, frame, time (milliseconds), nested (a table

@@ -113,6 +113,8 @@ final class LuaState {
 
     var top: Int32 { lua_gettop(L) }
     func remove(_ i: Int32) { scanlua_lua_remove(L, i) }
+    /// Pushes a copy of the value at `i`.
+    func pushCopy(of i: Int32) { lua_pushvalue(L, i) }
     func pop(_ n: Int32 = 1) { scanlua_lua_pop(L, n) }
     func setTop(_ n: Int32) { lua_settop(L, n) }
 
