@@ -159,6 +159,49 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(server.requests.count, 2)
     }
 
+    /// Issue 22 item 1: a webhook that never answers in time does not stall the scan: each code
+    /// waits --delivery-wait (0.2 s) and is queued, the delivery thread carries on, and the end of
+    /// the session waits a bounded time (5 s) for what is in flight.
+    func testAWebhookThatNeverAnswersDoesNotStallTheScan() throws {
+        let server = started(try TestServer.webhook(in: dir, hangAll: 30))
+        let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
+        let start = Date()
+        let r = try CLI.run(["simulate", "--perform", "http", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)",
+                             "--script", rule], stdin: events(["one", "two", "three"]))
+        let seconds = Date().timeIntervalSince(start)
+        XCTAssertLessThan(seconds, 12, "three codes used to take 30 s (10 s each)")
+        XCTAssertEqual(r.records.compactMap { ($0["actions"] as? [[String: Any]])?.first?["status"] as? String }, ["queued", "queued", "queued"])
+        XCTAssertTrue(r.stderr.contains("deliveries still in flight after 5 s were left queued in the outbox"), r.stderr)
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).stdout.split(separator: "\n").count, 3, "all three wait, none lost")
+    }
+
+    /// Issue 22 item 2: a watch standing idle delivers once the webhook is back (it used to wait
+    /// for the next image).
+    func testAnIdleWatchDeliversWhenTheWebhookComesBack() throws {
+        let port = TestServer.freePort()
+        let rule = try webhookRule("http://127.0.0.1:\(port)/hook")
+        let inbox = dir.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: inbox.appendingPathComponent("a.png").path)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["watch", "--no-default-scripts", "--quiet", "--settle", "0.2", "--db", db, "--network", "127.0.0.1:\(port)",
+                       "--script", rule, "--timeout", "14", inbox.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        Thread.sleep(forTimeInterval: 2)  // the image is scanned, its delivery refused: queued
+        let server = started(try TestServer.webhook(in: dir, port: port))
+        let deadline = Date().addingTimeInterval(10)
+        while server.requests.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertEqual(server.requests.compactMap { $0["body"] as? String }, [#"{"text":"https://example.com/scanlua"}"#],
+                       "delivered while no new image came")
+        p.terminate()
+        p.waitUntilExit()
+        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "nothing waits any more")
+    }
+
     /// Issue 22 item 3: a server answering 503 forever: the delivery is given up after
     /// --max-delivery-attempts, listed by --failed (not by --list, not retried by sessions),
     /// queued again by --retry; the export shows each delivery as it ended.
@@ -353,7 +396,7 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(server.requests.count, 1, "the first attempt reached the server")
         let list = try CLI.run(["outbox", "--db", db])
         XCTAssertEqual(list.status, 1, "still pending: nobody saw the answer")
-        XCTAssertTrue(list.stdout.contains("pending\t0 attempts"), list.stdout)
+        XCTAssertTrue(list.stdout.contains("queued\t0 attempts"), list.stdout)
         XCTAssertEqual(try CLI.run(["outbox", "--db", db, "--flush", "--network", "127.0.0.1:\(server.port)"]).stdout,
                        "delivered 1, undelivered 0\n")
         let keys = server.requests.compactMap { $0["key"] as? String }

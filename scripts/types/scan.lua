@@ -99,6 +99,7 @@
 ---@field memory_limit? integer          Bytes the whole Lua state may hold (default 256 MiB; 0 = unlimited); the flag takes MiB.
 ---@field max_failures? integer          Disable a handler after N failures in a row (default 5).
 ---@field disable? string|string[]       Parsers and rules to switch off once everything is loaded: a list of names (shipped ones too).
+---@field delivery_wait? number          How long a scan waits for a delivery's answer (default 0.2): then it is queued and sent in the background.
 ---@field max_delivery_attempts? integer Give a delivery up (failed, listed by outbox --failed) after N attempts (default 10).
 ---@field max_delivery_age? number       Give a delivery up once it is older than HOURS (default 168: a week).
 ---@field network? string|string[]       Hosts http and mqtt actions may reach: a list of host[:port] patterns (*.example.com for subdomains); only the config or --network sets it.

@@ -265,6 +265,8 @@ extension Option {
             Option("disable", "--disable", .list, "NAME", config: true, names: true,
                    configHelp: "Parsers and rules to switch off once everything is loaded: a list of names (shipped ones too).",
                    "Switch off the parser or rule NAME (repeatable), e.g. a shipped handler."),
+            Option("delivery_wait", "--delivery-wait", .number(minimum: 0, exclusive: false), "SECONDS", config: true,
+                   "How long a scan waits for a delivery's answer (default 0.2): then it is queued and sent in the background."),
             Option("max_delivery_attempts", "--max-delivery-attempts", .integer(1...1_000_000), "N", config: true,
                    "Give a delivery up (failed, listed by outbox --failed) after N attempts (default 10)."),
             Option("max_delivery_age", "--max-delivery-age", .number(minimum: 0, exclusive: true), "HOURS", config: true,

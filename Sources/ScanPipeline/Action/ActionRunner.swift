@@ -31,6 +31,8 @@ public final class ActionRunner {
     public var maxAttempts = 10
     public var maxAge: TimeInterval = 7 * 24 * 3600
     private var notPerformedSaid: Set<ActionType> = []
+    /// Sends deliveries off the session's path (``DeliveryThread``); nil: each is attempted here.
+    var delivery: DeliveryThread?
     private var outbox: Outbox?
 
     public init(dryRun: Bool, trusted: Bool) {
@@ -114,29 +116,60 @@ public final class ActionRunner {
             queueError = "cannot keep it in the outbox: \(error.message)"
         }
         if let entry, entry.state == .delivered { return [("status", .string("done")), ("note", .string("delivered before"))] + fields }
-        let outcome = forwarder.send(request, key: key)
+        guard let entry else {
+            // Not kept: one attempt here, and what it came to (never a silent loss).
+            switch forwarder.send(request, key: key) {
+            case .delivered(let status): return [("status", .string("done"))] + fields + (status.map { [("response_status", .int($0))] } ?? [])
+            case .retry(let reason, _), .failed(let reason, _): return failed(reason + "; " + (queueError ?? ""))
+            }
+        }
+        // With a delivery thread the session waits at most its `wait`; without one (outbox --flush)
+        // the attempt runs here. Either way ``attempt(_:_:)`` sends it and records the outcome.
+        let outcome: Forwarder.Outcome?
+        if deliveryWait != nil { startDeliveries() }
+        if let delivery { outcome = delivery.send(entry, request) } else { outcome = attempt(entry, request) }
         switch outcome {
-        case .delivered(let status):
-            if let entry { try? outbox?.record(entry.id, state: .delivered, error: nil, responseStatus: status) }
+        case nil:
+            fields.insert(contentsOf: [("status", .string("queued")), ("reason", .string("no answer within \(delivery?.wait ?? 0) s: sent in the background")),
+                                       ("outbox_id", .int(Int(entry.id)))], at: 0)
+        case .delivered(let status)?:
             fields.insert(("status", .string("done")), at: 0)
             if let status { fields.append(("response_status", .int(status))) }
-        case .retry(let reason, let status):
-            if let entry, let why = giveUp(entry, now: Date()) {
-                try? outbox?.record(entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
+        case .retry(let reason, let status)?:
+            if let why = giveUp(entry, now: Date()) {
                 fields.insert(contentsOf: failed("\(why): \(reason)"), at: 0)
-            } else if let entry {
-                try? outbox?.record(entry.id, state: .pending, error: reason, responseStatus: status, retryAt: Self.retryTime(attempts: 1))
-                fields.insert(contentsOf: [("status", .string("queued")), ("reason", .string(reason)), ("outbox_id", .int(Int(entry.id)))], at: 0)
             } else {
-                fields.insert(contentsOf: failed(reason + "; " + (queueError ?? "")), at: 0)
+                fields.insert(contentsOf: [("status", .string("queued")), ("reason", .string(reason)), ("outbox_id", .int(Int(entry.id)))], at: 0)
             }
             if let status { fields.append(("response_status", .int(status))) }
-        case .failed(let reason, let status):
-            if let entry { try? outbox?.record(entry.id, state: .failed, error: reason, responseStatus: status) }
+        case .failed(let reason, let status)?:
             fields.insert(contentsOf: failed(reason), at: 0)
             if let status { fields.append(("response_status", .int(status))) }
         }
         return fields
+    }
+
+    /// The one delivery path, for a first attempt and every retry: sends the entry's request
+    /// (unless the allow-list refuses it: then nothing is contacted, and the entry says why) and
+    /// records the outcome in the outbox: delivered, due again with backoff, or failed (for good,
+    /// or given up after ``maxAttempts`` or ``maxAge``).
+    func attempt(_ entry: Outbox.Entry, _ request: Forwarder.Request, now: Date = Date()) -> Forwarder.Outcome {
+        guard let outbox = try? openOutbox() else { return forwarder.send(request, key: entry.key) }
+        let outcome = forwarder.send(request, key: entry.key)
+        switch outcome {
+        case .delivered(let status):
+            try? outbox.record(entry.id, state: .delivered, error: nil, responseStatus: status)
+        case .retry(let reason, let status):
+            if let why = giveUp(entry, now: now) {
+                try? outbox.record(entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
+            } else {
+                try? outbox.record(entry.id, state: .pending, error: reason, responseStatus: status,
+                                   retryAt: Self.retryTime(attempts: entry.attempts + 1, now: now))
+            }
+        case .failed(let reason, let status):
+            try? outbox.record(entry.id, state: .failed, error: reason, responseStatus: status)
+        }
+        return outcome
     }
 
     /// Exponential backoff: 1, 2, 4 ... seconds after the attempt, at most 5 minutes.
@@ -182,20 +215,7 @@ public final class ActionRunner {
                 }
                 continue
             }
-            switch forwarder.send(request, key: entry.key) {
-            case .delivered(let status):
-                try? outbox.record(entry.id, state: .delivered, error: nil, responseStatus: status)
-                delivered += 1
-            case .retry(let reason, let status):
-                if let why = giveUp(entry, now: now) {
-                    try? outbox.record(entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
-                } else {
-                    try? outbox.record(entry.id, state: .pending, error: reason, responseStatus: status,
-                                       retryAt: Self.retryTime(attempts: entry.attempts + 1, now: now))
-                }
-            case .failed(let reason, let status):
-                try? outbox.record(entry.id, state: .failed, error: reason, responseStatus: status)
-            }
+            if case .delivered = attempt(entry, request, now: now) { delivered += 1 }
         }
         return (delivered, (try? outbox.queued().count) ?? 0)
     }
@@ -226,6 +246,27 @@ public final class ActionRunner {
 
     /// Closes broker connections.
     public func close() { forwarder.close() }
+
+    /// How long a session waits for a delivery's answer (`--delivery-wait`); nil: deliveries are
+    /// attempted on the caller's thread (outbox --flush).
+    public var deliveryWait: TimeInterval?
+
+    /// Starts the delivery thread (once): from now on deliveries leave the session's path, and
+    /// what waits in the outbox is retried also while the session is idle.
+    public func startDeliveries() {
+        guard delivery == nil, let wait = deliveryWait, !dryRun else { return }
+        delivery = DeliveryThread(storePath: store.path, sandboxed: store.sandboxed, network: network,
+                                  maxAttempts: maxAttempts, maxAge: maxAge, wait: wait)
+    }
+
+    /// Ends the delivery thread: what was handed over is attempted for at most `seconds`.
+    /// Returns false when some was still in flight (it stays queued in the outbox).
+    @discardableResult
+    public func finishDeliveries(upTo seconds: TimeInterval) -> Bool {
+        guard let d = delivery else { return true }
+        delivery = nil
+        return d.finish(waitingUpTo: seconds)
+    }
 
     /// Performs one action; returns nil on success or the reason it failed.
     private func perform(_ action: JSON) -> String? {

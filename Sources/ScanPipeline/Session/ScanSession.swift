@@ -59,6 +59,7 @@ public final class ScanSession {
         runner.network = NetworkPolicy(list: settings.network, trusted: engine.limits.trust)
         runner.maxAttempts = settings.maxDeliveryAttempts
         runner.maxAge = settings.maxDeliveryAge
+        runner.deliveryWait = settings.deliveryWait
         engine.dryRun = settings.dryRun
         filter = settings.filter
     }
@@ -101,6 +102,9 @@ public final class ScanSession {
                                    stillOrder: [.fast: .fallback, .balanced: .recheck, .thorough: .together][settings.effort]!,
                                    keepFrames: !observers.isEmpty, timeBudget: settings.timeBudget, workers: settings.threads)
         let frameHooks = engine.hookCount("frame") > 0
+        // A session that may forward (an allow-list is set) delivers from its start: what waits in
+        // the outbox goes out while the session stands idle, not only with the next code.
+        if !runner.network.patterns.isEmpty { runner.startDeliveries() }
         engine.sessionStarted()
         do {
             try scanner.run(stop: { Signals.received != nil }) { frame in
@@ -189,7 +193,7 @@ public final class ScanSession {
                 Console.error("scanlua: history: cannot write to \(engine.store.displayPath): \(error.message)\n")
             }
         }
-        runner.retryDue()
+        if runner.deliveryWait == nil { runner.retryDue() }  // else the delivery thread does, idle or not
         return records
     }
 
@@ -232,6 +236,10 @@ public final class ScanSession {
 
     /// The end of a session: broker connections closed, and a word about deliveries still queued.
     public func finish() {
+        // What is in flight gets a bounded time; the rest stays queued in the outbox.
+        if !runner.finishDeliveries(upTo: settings.deliveryFinish) {
+            Console.error("scanlua: deliveries still in flight after \(Int(settings.deliveryFinish)) s were left queued in the outbox\n")
+        }
         runner.close()
         // For people: which database the scripts wrote to (household.db, or the default store).
         // The default store, shared by every run without --db, is named in every format.

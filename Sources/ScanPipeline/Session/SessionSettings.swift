@@ -26,6 +26,10 @@ public struct SessionSettings {
     /// Give-up rules of the outbox: attempts, and age in seconds (`--max-delivery-attempts`, `--max-delivery-age` hours).
     public var maxDeliveryAttempts = 10
     public var maxDeliveryAge: TimeInterval = 7 * 24 * 3600
+    /// How long a frame waits for a delivery's answer before it is `queued` (`--delivery-wait`).
+    public var deliveryWait: TimeInterval = 0.2
+    /// How long the end of a session waits for deliveries in flight.
+    public var deliveryFinish: TimeInterval = 5
     /// The Lua decoders that run (a `--symbologies` list naming some; nil: every one).
     public var luaDecoders: Set<String>?
 
@@ -84,6 +88,7 @@ public struct SessionSettings {
         s.emptyRecords = o.bool("empty_records") ?? false
         if let n = o.int("max_delivery_attempts") { s.maxDeliveryAttempts = n }
         if let h = o.double("max_delivery_age") { s.maxDeliveryAge = h * 3600 }
+        if let w = o.double("delivery_wait") { s.deliveryWait = w }
         return s
     }
 

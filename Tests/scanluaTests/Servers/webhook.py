@@ -16,6 +16,7 @@ parser.add_argument("--log", required=True)
 parser.add_argument("--fail-first", type=int, default=0)
 parser.add_argument("--flap", type=int, default=0)
 parser.add_argument("--hang-first", type=float, default=0)
+parser.add_argument("--hang-all", type=float, default=0)  # every request waits this long: a server that never answers in time
 args = parser.parse_args()
 
 lock = threading.Lock()
@@ -32,6 +33,8 @@ class Handler(BaseHTTPRequestHandler):
             n = count
         if n == 1 and args.hang_first:
             time.sleep(args.hang_first)
+        if args.hang_all:
+            time.sleep(args.hang_all)
         status = 503 if n <= args.fail_first or (args.flap and n % args.flap == 0) else 200
         with lock, open(args.log, "a") as f:
             f.write(json.dumps({"n": n, "method": self.command, "path": self.path, "key": self.headers.get("Idempotency-Key"),
