@@ -108,6 +108,47 @@ final class RedisWorkerTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["worker"]).status, 2, "--redis is required")
     }
 
+    /// Issue 22 item 8: a worker started while Redis is down waits for it, and one whose Redis
+    /// restarts reconnects and goes on; `scan.on_start`/`on_stop` run once for its whole life.
+    func testAWorkerWaitsForRedisAndSurvivesItsRestart() throws {
+        redis.stop()
+        let port = redis.port
+        let hooks = dir.appendingPathComponent("hooks.lua").path
+        try """
+            local scan = require "scan"
+            scan.on_start(function() io.stderr:write("HOOK start\\n") end)
+            scan.on_stop(function(s) io.stderr:write("HOOK stop " .. s.frames .. "\\n") end)
+            """.write(toFile: hooks, atomically: true, encoding: .utf8)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["worker", "--redis", url, "--consumer", "w", "--claim-after", "1", "--idle-exit", "6", "--no-default-scripts",
+                       "--trust", "--script", hooks]
+        let err = Pipe()
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = err
+        try p.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        redis = try TestServer.redis(in: dir, port: port)  // Redis comes up after the worker
+        XCTAssertEqual(try CLI.run(["enqueue", "--redis", url, CLI.fixture("qrcode.png")]).status, 0)
+        var deadline = Date().addingTimeInterval(10)
+        while try redis.redisCLI(["XLEN", "scanlua:results"]) != "1\n" && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertEqual(try redis.redisCLI(["XLEN", "scanlua:results"]), "1\n", "the job of a worker that waited for Redis")
+        redis.stop()  // a restart: no persistence, so the stream starts over
+        Thread.sleep(forTimeInterval: 1)
+        redis = try TestServer.redis(in: dir, port: port)
+        XCTAssertEqual(try CLI.run(["enqueue", "--redis", url, CLI.fixture("ean13.png")]).status, 0)
+        deadline = Date().addingTimeInterval(15)
+        while try redis.redisCLI(["XLEN", "scanlua:results"]) != "1\n" && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertTrue(try redis.redisCLI(["--raw", "XRANGE", "scanlua:results", "-", "+"]).contains("4719512002889"), "the job after the restart")
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(p.terminationStatus, 0, stderr)
+        XCTAssertTrue(stderr.contains("waiting for it"), stderr)
+        XCTAssertTrue(stderr.contains("reconnected to \(url)"), stderr)
+        XCTAssertEqual(stderr.components(separatedBy: "HOOK start").count - 1, 1, stderr)
+        XCTAssertTrue(stderr.contains("HOOK stop 2\n"), "on_stop once, with both jobs' frames: \(stderr)")
+    }
+
     /// Issue 22 item 8: a relative path is enqueued as an absolute one (a worker started elsewhere
     /// reads the same file); each jobs stream has its own results stream; `results --after ID`
     /// prints only what came after, and says where it ended.

@@ -120,8 +120,8 @@ final class TestServer {
 
 extension TestServer {
     /// redis-server on 127.0.0.1:`port`, no persistence.
-    static func redis(in dir: URL) throws -> TestServer {
-        let port = freePort()
+    static func redis(in dir: URL, port: Int? = nil) throws -> TestServer {
+        let port = port ?? freePort()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
         p.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.path]

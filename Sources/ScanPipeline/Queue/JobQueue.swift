@@ -105,13 +105,39 @@ public final class QueueWorker {
         (self.idleExit, self.maxAttempts, self.makeSession) = (idleExit, maxAttempts, makeSession)
     }
 
-    /// Runs until `idleExit` seconds pass with no job, or a signal; throws when Redis fails.
+    /// Runs until `idleExit` seconds pass with no job, or a signal. A Redis that restarts or goes
+    /// away is reconnected to with backoff (1, 2, 4 ... 30 s), said once on stderr; a job whose
+    /// result could not be written stays pending and is done again (one result still: the
+    /// result is written with its acknowledgement). Throws on other Redis errors.
+    /// One scan session serves the worker's whole life: `scan.on_start` runs once before the first
+    /// job, `scan.on_stop` once at the end with the totals, broker connections stay open.
     public func run(stop: () -> Bool) throws(RedisError) {
+        let sink = CollectingSink()
+        let session = makeSession(sink)
+        defer { session.end() }
+        var backoff = 1.0
+        while !stop() {
+            do throws(RedisError) {
+                try serve(stop: stop, session: session, sink: sink)
+                return
+            } catch where error.connectionLost {
+                Console.error("scanlua: worker \(consumer): \(error.message); reconnecting in \(Int(backoff)) s\n")
+                let until = Date().addingTimeInterval(backoff)
+                while Date() < until && !stop() { Thread.sleep(forTimeInterval: 0.1) }
+                backoff = min(30, backoff * 2)
+                do throws(RedisError) {
+                    try queue.redis.reconnect()
+                    Console.error("scanlua: worker \(consumer): reconnected to \(queue.redis.url)\n")
+                    backoff = 1
+                } catch where error.connectionLost { continue }
+            }
+        }
+    }
+
+    private func serve(stop: () -> Bool, session: ScanSession, sink: CollectingSink) throws(RedisError) {
         let redis = queue.redis
         let created = try redis.command(["XGROUP", "CREATE", queue.stream, group, "0", "MKSTREAM"])
         if case .error(let e) = created, !e.hasPrefix("BUSYGROUP") { throw RedisError(message: "XGROUP CREATE: \(e)") }
-        let sink = CollectingSink()
-        let session = makeSession(sink)
         var idleSince = Date()
         while !stop() {
             // Jobs of consumers that died (pending longer than claimAfter) come first.
@@ -169,7 +195,7 @@ public final class QueueWorker {
             return
         }
         sink.lines.removeAll()
-        session.run(FileListSource(inputs: [input], name: job.text("path") ?? job.text("name") ?? job.id))
+        session.run(FileListSource(inputs: [input], name: job.text("path") ?? job.text("name") ?? job.id), continuing: true)
         let records = sink.lines.joined(separator: "\n")
         let reply = try redis.command([Array("EVAL".utf8), Array(Self.finishScript.utf8), Array("2".utf8), Array(queue.stream.utf8),
                                        Array(queue.results.utf8), Array(group.utf8), Array(job.id.utf8),

@@ -93,9 +93,14 @@ public final class ScanSession {
         return list
     }
 
-    /// Scans `source` to its end, a limit, `--once`, or a `stop` action.
+    /// Whether `scan.on_start` ran (a worker's session runs many sources).
+    private var started = false
+
+    /// Scans `source` to its end, a limit, `--once`, or a `stop` action. `continuing`: one source
+    /// of a longer session (a worker's jobs): `scan.on_start` runs before the first only, and
+    /// nothing ends until ``end()``: `scan.on_stop`, broker connections, deliveries.
     @discardableResult
-    public func run(_ source: FrameSource) -> SessionReport {
+    public func run(_ source: FrameSource, continuing: Bool = false) -> SessionReport {
         let decoders = decoders()
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
                                    region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
@@ -105,7 +110,8 @@ public final class ScanSession {
         // A session that may forward (an allow-list is set) delivers from its start: what waits in
         // the outbox goes out while the session stands idle, not only with the next code.
         if !runner.network.patterns.isEmpty { runner.startDeliveries() }
-        engine.sessionStarted()
+        if !started { engine.sessionStarted() }
+        started = true
         do {
             try scanner.run(stop: { Signals.received != nil }) { frame in
                 handle(frame, sessionDecoders: decoders.sessionDecoders, frameHooks: frameHooks)
@@ -117,11 +123,18 @@ public final class ScanSession {
         }
         report.signal = Signals.received
         report.storeFailures = engine.storeFailures
-        report.dropped = scanner.dropped
-        engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped)
+        report.dropped += scanner.dropped
+        if !continuing { end() }
+        return report
+    }
+
+    /// The end of a session that ran sources: `scan.on_stop` with the totals, the observers told,
+    /// then ``finish()``.
+    public func end() {
+        if started { engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped) }
+        started = false
         for o in observers { o.sessionEnded(report) }
         finish()
-        return report
     }
 
     private func handle(_ frame: DecodedFrame, sessionDecoders: [FrameDecoder], frameHooks: Bool) {

@@ -5,10 +5,19 @@ import ScanPipeline
 /// `scanlua enqueue`, `scanlua worker` and `scanlua results`: scanning through a Redis Streams
 /// work queue (``JobQueue``, ``QueueWorker``).
 enum QueueCommands {
-    static func queue(_ o: OptionValues) throws -> JobQueue {
+    /// The queue of --redis and --stream. `waiting`: a Redis that cannot be reached yet is tried
+    /// again with backoff (a worker started before its Redis, or during a restart), saying so once.
+    static func queue(_ o: OptionValues, waiting: Bool = false) throws -> JobQueue {
         guard let url = o.string("redis") else { throw UsageError("missing --redis URL (redis://host:port)") }
-        do throws(RedisError) { return JobQueue(redis: try RedisConnection(url: url), stream: o.string("jobs_stream") ?? "scanlua:jobs") } catch {
-            throw QueueFailure(message: error.message)
+        var backoff = 1.0, said = false
+        while true {
+            do throws(RedisError) { return JobQueue(redis: try RedisConnection(url: url), stream: o.string("jobs_stream") ?? "scanlua:jobs") } catch {
+                guard waiting, error.connectionLost, Signals.received == nil else { throw QueueFailure(message: error.message) }
+                if !said { Console.error("scanlua: worker: \(error.message); waiting for it (retrying with backoff up to 30 s)\n"); said = true }
+                let until = Date().addingTimeInterval(backoff)
+                while Date() < until && Signals.received == nil { Thread.sleep(forTimeInterval: 0.1) }
+                backoff = min(30, backoff * 2)
+            }
         }
     }
 
@@ -66,12 +75,16 @@ enum QueueCommands {
         notes: """
             Each job's records and its acknowledgement are written in one atomic step: every job gets
             exactly one result, even when a worker is killed at any point (its jobs are reclaimed by
-            another worker after --claim-after). Exit 0 after --idle-exit, 128+N on signal N.
+            another worker after --claim-after). A Redis that is down at start or restarts is waited for
+            and reconnected to with backoff (1, 2, 4 ... 30 s). One scan session serves the worker's
+            life: scan.on_start before the first job, scan.on_stop at the end with the totals; each
+            result's count is its job's records. Exit 0 after --idle-exit, 128+N on signal N.
             """,
         run: { args, o in
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let q = try queue(o)
             let engine = try makeEngine(o)
+            let q = try queue(o, waiting: true)
+            if let signal = Signals.received { return 128 + signal }
             let settings = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))])).settings
             // Anyone who can add to the stream names the files this worker reads: confine them.
             let root = o.string("worker_root") ?? engine.configOptions.string("worker_root")

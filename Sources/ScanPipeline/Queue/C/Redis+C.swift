@@ -17,17 +17,34 @@ public indirect enum RedisReply: Equatable, Sendable {
 
 public struct RedisError: Error, CustomStringConvertible {
     public let message: String
+    /// The server could not be reached or the connection broke (a restart): worth reconnecting.
+    public var connectionLost = false
+    public init(message: String, connectionLost: Bool = false) {
+        self.message = message
+        self.connectionLost = connectionLost
+    }
     public var description: String { message }
 }
 
 /// One blocking connection (`redis://host:port[/db]`).
 /// The corresponding C functions are `redisConnectWithTimeout`, `redisCommandArgv` and `redisFree`.
 public final class RedisConnection {
-    private let context: UnsafeMutablePointer<redisContext>
+    /// nil after the connection was lost, until ``reconnect()`` succeeds.
+    private var context: UnsafeMutablePointer<redisContext>?
     public let url: String
+    private let timeout: Double
 
     public init(url: String, timeout: Double = 5) throws(RedisError) {
         self.url = url
+        self.timeout = timeout
+        try reconnect()
+    }
+
+    /// (Re)opens the connection (a Redis that restarted, or was down at start). Throws with
+    /// ``RedisError/connectionLost`` set when the server cannot be reached.
+    public func reconnect() throws(RedisError) {
+        if let context { redisFree(context) }
+        context = nil
         guard let c = URLComponents(string: url), c.scheme == "redis", let host = c.host, !host.isEmpty else {
             throw RedisError(message: "\(url): not a redis://host[:port][/db] URL")
         }
@@ -37,7 +54,7 @@ public final class RedisConnection {
         if ctx.pointee.err != 0 {
             let why = withUnsafeBytes(of: ctx.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             redisFree(ctx)
-            throw RedisError(message: "\(url): cannot connect: \(why)")
+            throw RedisError(message: "\(url): cannot connect: \(why)", connectionLost: true)
         }
         context = ctx
         let db = c.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
@@ -46,7 +63,7 @@ public final class RedisConnection {
         }
     }
 
-    deinit { redisFree(context) }
+    deinit { if let context { redisFree(context) } }
 
     public func command(_ args: [String]) throws(RedisError) -> RedisReply {
         try command(args.map { Array($0.utf8) })
@@ -62,9 +79,13 @@ public final class RedisConnection {
         defer { copies.forEach { $0.deallocate() } }
         var pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) }
         var lengths = args.map(\.count)
+        guard let context else { throw RedisError(message: "\(url): not connected", connectionLost: true) }
         guard let raw = redisCommandArgv(context, Int32(args.count), &pointers, &lengths) else {
             let why = withUnsafeBytes(of: context.pointee.errstr) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            throw RedisError(message: "\(url): \(why.isEmpty ? "connection lost" : why)")
+            // The connection is unusable after this (hiredis): dropped, for reconnect() to replace.
+            redisFree(context)
+            self.context = nil
+            throw RedisError(message: "\(url): \(why.isEmpty ? "connection lost" : why)", connectionLost: true)
         }
         let reply = raw.assumingMemoryBound(to: redisReply.self)
         defer { freeReplyObject(raw) }
