@@ -5,7 +5,7 @@ BIN = .build/debug/scanlua
 # (26 to 17 ms for `scanlua --version` here), which a shell loop over images pays each time.
 STATIC = --static-swift-stdlib
 
-.PHONY: demo test build deps fixtures corpus-report fuzz check-asan install clean
+.PHONY: demo test build deps fixtures corpus-report fuzz check-asan check-tsan install clean
 
 # For a person first (the invoice with its items, the product with its country, the URL with its
 # warnings), then one NDJSON record, the format for programs.
@@ -51,6 +51,19 @@ check-asan:
 	scripts/install-deps test
 	$(SWIFT) build --build-tests --scratch-path .build/asan --sanitize=address
 	SCANLUA_ASAN=1 ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build/asan --sanitize=address --disable-swift-testing
+
+# The threaded tests (decoding pool, preview server, deliveries, workers, watched folders, the
+# session) under ThreadSanitizer, in their own build directory; the binaries they start are the
+# instrumented ones, and every report lands in .build/tsan/reports (none: the target passes).
+TSAN_TESTS ?= FrameScannerTests|PreviewTests|ForwardingTests|RedisWorkerTests|WatchCommandTests|SessionTests
+check-tsan:
+	scripts/install-deps test
+	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
+	rm -rf .build/tsan/reports && mkdir -p .build/tsan/reports
+	TSAN_OPTIONS="log_path=$(CURDIR)/.build/tsan/reports/tsan halt_on_error=0" $(SWIFT) test --skip-build --scratch-path .build/tsan \
+	  --sanitize=thread --disable-swift-testing --filter '$(TSAN_TESTS)'
+	@if ls .build/tsan/reports/tsan* >/dev/null 2>&1; then cat .build/tsan/reports/tsan*; echo "ThreadSanitizer: reports above"; exit 1; \
+	  else echo "ThreadSanitizer: no reports"; fi
 
 fixtures:
 	scripts/install-deps test

@@ -51,8 +51,17 @@ public final class FrameScanner: @unchecked Sendable {
     /// Decoder threads still running: `run` waits for them, so no decoder is inside zxing-cpp
     /// (C++ with static state) when the process exits.
     private var runningWorkers = 0
+    /// Frames this scanner dropped because the decoders were behind a live source (under `lock`).
+    private var decoderDrops = 0
     /// Frames this scanner dropped because the decoders were behind a live source.
-    public private(set) var droppedByDecoder = 0
+    public var droppedByDecoder: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return decoderDrops
+    }
+    /// The source's own drop count (a camera's, from the driver), read by the reader thread
+    /// after each frame: the source is only touched from that thread.
+    private var droppedBySource = 0
 
     /// The plan's settings (``DecodePlan``) for every worker; `workers` threads decode.
     public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
@@ -71,8 +80,12 @@ public final class FrameScanner: @unchecked Sendable {
         self.capacity = workers * 2
     }
 
-    /// Frames dropped by the driver or by this scanner.
-    public var dropped: Int { source.dropped + droppedByDecoder }
+    /// Frames dropped by the driver or by this scanner so far: live, while the scan runs.
+    public var dropped: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return droppedBySource + decoderDrops
+    }
 
     /// Runs until the source ends, a limit is reached, or `body` returns false. `body` runs on
     /// the calling thread, in source order.
@@ -107,6 +120,10 @@ public final class FrameScanner: @unchecked Sendable {
         stopped = true
         lock.broadcast()
         while runningWorkers > 0 { lock.wait() }
+        // The reader ends after the item it is reading: joined, so nothing touches the source
+        // after this returns, unless it waits on a pipe that sends nothing (then 1 s is enough).
+        let limit = Date().addingTimeInterval(1)
+        while !readerDone && Date() < limit { _ = lock.wait(until: limit) }
         let error = sourceError
         lock.unlock()
         if let error { throw error }
@@ -133,9 +150,11 @@ public final class FrameScanner: @unchecked Sendable {
             }
             guard let item else { break }
             lastRead = DispatchTime.now()
+            let sourceDropped = source.dropped
             lock.lock()
+            droppedBySource = sourceDropped
             if source.isLive && queue.count + results.count >= capacity {
-                droppedByDecoder += 1  // the decoders are behind a live camera: skip this frame
+                decoderDrops += 1  // the decoders are behind a live camera: skip this frame
             } else {
                 while !stopped && queue.count + results.count >= capacity { lock.wait() }
                 queue.append((readCount, item, lastRead!))

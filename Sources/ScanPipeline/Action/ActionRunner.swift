@@ -20,7 +20,8 @@ public final class ActionRunner {
     public var network = NetworkPolicy(patterns: [], trusted: false)
     /// The store whose database holds the outbox (opened at the first delivery).
     public var store = Store(path: Store.defaultPath)
-    private let forwarder = Forwarder()
+    /// What sends deliveries (a fake one in unit tests).
+    var forwarder: any Transport = Forwarder()
     private var notAllowedSaid: Set<String> = []
     /// The action types carried out; nil: all (`simulate` gives those of `--perform`: mock scans
     /// reach nothing unless asked). `stop` always runs. The others are marked `dry-run`, and
@@ -154,20 +155,24 @@ public final class ActionRunner {
     /// records the outcome in the outbox: delivered, due again with backoff, or failed (for good,
     /// or given up after ``maxAttempts`` or ``maxAge``).
     func attempt(_ entry: Outbox.Entry, _ request: Forwarder.Request, now: Date = Date()) -> Forwarder.Outcome {
-        guard let outbox = try? openOutbox() else { return forwarder.send(request, key: entry.key) }
+        let outbox: Outbox
+        do { outbox = try openOutbox() } catch {
+            report(error)
+            return forwarder.send(request, key: entry.key)
+        }
         let outcome = forwarder.send(request, key: entry.key)
         switch outcome {
         case .delivered(let status):
-            try? outbox.record(entry.id, state: .delivered, error: nil, responseStatus: status)
+            keep(outbox, entry.id, state: .delivered, error: nil, responseStatus: status)
         case .retry(let reason, let status):
             if let why = giveUp(entry, now: now) {
-                try? outbox.record(entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
+                keep(outbox, entry.id, state: .failed, error: "\(why): \(reason)", responseStatus: status)
             } else {
-                try? outbox.record(entry.id, state: .pending, error: reason, responseStatus: status,
+                keep(outbox, entry.id, state: .pending, error: reason, responseStatus: status,
                                    retryAt: Self.retryTime(attempts: entry.attempts + 1, now: now))
             }
         case .failed(let reason, let status):
-            try? outbox.record(entry.id, state: .failed, error: reason, responseStatus: status)
+            keep(outbox, entry.id, state: .failed, error: reason, responseStatus: status)
         }
         return outcome
     }
@@ -189,26 +194,31 @@ public final class ActionRunner {
     /// - Returns: how many were delivered, and how many are still undelivered.
     @discardableResult
     public func retryDue(all: Bool = false, now: Date = Date()) -> (delivered: Int, undelivered: Int) {
-        if all, outbox == nil { _ = try? openOutbox() }
-        guard let outbox, let due = try? outbox.due(now: all ? .infinity : now.timeIntervalSince1970) else { return (0, 0) }
+        if all, outbox == nil { report { () throws(StoreError) in _ = try openOutbox() } }
+        guard let outbox else { return (0, 0) }
+        let due: [Outbox.Entry]
+        do { due = try outbox.due(now: all ? .infinity : now.timeIntervalSince1970) } catch {
+            report(error)
+            return (0, 0)
+        }
         var delivered = 0
         for entry in due {
             guard let action = JSON(parsing: Array(entry.action.utf8)) else {
-                try? outbox.record(entry.id, state: .failed, error: "the queued action is not JSON", responseStatus: nil)
+                keep(outbox, entry.id, state: .failed, error: "the queued action is not JSON", responseStatus: nil)
                 continue
             }
             let request: Forwarder.Request
             switch Forwarder.request(from: action) {
             case .success(let r): request = r
             case .failure(.permanent(let m)), .failure(.retryable(let m)):
-                try? outbox.record(entry.id, state: .failed, error: m, responseStatus: nil)
+                keep(outbox, entry.id, state: .failed, error: m, responseStatus: nil)
                 continue
             }
             // The allow-list holds for queued deliveries too (the database is only a file); one not
             // on it now stays pending (an allow-list given later may name it) and is not contacted.
             guard network.allows(request.endpoint) else {
                 let reason = "not sent: \(request.endpoint) is not on this run's network allow-list (--network, the config's network, or --trust)"
-                try? outbox.note(entry.id, error: reason)
+                report { () throws(StoreError) in try outbox.note(entry.id, error: reason) }
                 if !notAllowedSaid.contains(request.endpoint.description) {
                     notAllowedSaid.insert(request.endpoint.description)
                     Console.error("scanlua: outbox: \(reason)\n")
@@ -218,6 +228,22 @@ public final class ActionRunner {
             if case .delivered = attempt(entry, request, now: now) { delivered += 1 }
         }
         return (delivered, (try? outbox.queued().count) ?? 0)
+    }
+
+    /// Records an attempt's outcome in the outbox; a store that refuses is said on stderr (once per
+    /// message), not dropped: the delivery's state would otherwise be wrong without a word.
+    private func keep(_ outbox: Outbox, _ id: Int64, state: Outbox.State, error: String?, responseStatus: Int?, retryAt: Double = 0) {
+        report { () throws(StoreError) in try outbox.record(id, state: state, error: error, responseStatus: responseStatus, retryAt: retryAt) }
+    }
+
+    private var storeErrorsSaid: Set<String> = []
+    private func report(_ body: () throws(StoreError) -> Void) {
+        do throws(StoreError) { try body() } catch { report(error) }
+    }
+    private func report(_ error: StoreError) {
+        if storeErrorsSaid.insert(error.message).inserted {
+            Console.error("scanlua: outbox of \(store.displayPath): \(error.message) (deliveries go on; their state there may lag)\n")
+        }
     }
 
     /// Why a delivery that failed again is given up, or nil to keep trying.

@@ -9,7 +9,16 @@ enum ActionFailure: Error {
 }
 
 /// Sends `http` and `mqtt` actions, keeping one connection per broker open across a session.
-final class Forwarder {
+/// What carries a delivery to its server: ``Forwarder`` (curl, libmosquitto), or a fake in
+/// unit tests of the outbox's rules.
+protocol Transport: AnyObject {
+    /// One attempt with the delivery's idempotency key.
+    func send(_ request: Forwarder.Request, key: String) -> Forwarder.Outcome
+    /// Closes broker connections.
+    func close()
+}
+
+final class Forwarder: Transport {
     /// An action checked and ready to send.
     struct Request {
         enum Kind { case http(method: String, headers: [String], body: [UInt8]), mqtt(topic: String, payload: [UInt8], qos: Int, retain: Bool, caFile: String?) }

@@ -112,8 +112,10 @@ public final class ScanSession {
         if !runner.network.patterns.isEmpty { runner.startDeliveries() }
         if !started { engine.sessionStarted() }
         started = true
+        let droppedBefore = report.dropped
         do {
             try scanner.run(stop: { Signals.received != nil }) { frame in
+                report.dropped = droppedBefore + scanner.dropped  // live: the status line and /status show it
                 handle(frame, sessionDecoders: decoders.sessionDecoders, frameHooks: frameHooks)
                 if let error = sink.flush() { report.outputError = error }
                 return !runner.stopRequested && !filter.isDone && report.outputError == nil && Signals.received == nil
@@ -123,7 +125,7 @@ public final class ScanSession {
         }
         report.signal = Signals.received
         report.storeFailures = engine.storeFailures
-        report.dropped += scanner.dropped
+        report.dropped = droppedBefore + scanner.dropped
         if !continuing { end() }
         return report
     }

@@ -63,7 +63,8 @@ enum WatchCommand {
             return ExitStatus.failure
         }
         if let camera = (source as? CameraSource).flatMap({ $0.hasTorch ? $0 : nil }) {
-            preview?.setTorch { on throws in try camera.setTorch(on) }
+            // The page's switch runs on an HTTP thread: the reading thread carries the command out.
+            preview?.setTorch { on throws in try camera.requestTorch(on) }
         }
         if let torch = o.string("torch") {
             guard let camera = source as? CameraSource else { throw UsageError("--torch needs a camera SOURCE") }

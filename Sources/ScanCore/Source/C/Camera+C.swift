@@ -1,6 +1,7 @@
 // The only Swift file that calls the V4L2 camera shim.
 internal import CV4L2Shims
 import Foundation
+import Synchronization
 
 /// A V4L2 camera (`/dev/videoN`): GREY, YUYV or MJPEG frames, luma to the decoders.
 /// Live: frames the driver had to drop while decoding was behind are counted from its sequence numbers.
@@ -13,6 +14,15 @@ public final class CameraSource: FrameSource {
     private var lastSequence: UInt32?
     private var index = 0
     private let loader = ImageLoader()
+    /// Torch commands from other threads (the preview page's switch), carried out by the thread
+    /// that reads frames, between two frames: only that thread touches the device while it runs.
+    private let torchRequests = Mutex<[(on: Bool, done: TorchReply)]>([])
+
+    /// Where a torch command's outcome goes back to the thread that asked.
+    final class TorchReply: Sendable {
+        let done = DispatchSemaphore(value: 0)
+        let error = Mutex<SourceError?>(nil)
+    }
 
     /// Opens the device and starts streaming at about `width` x `height` (0 = its current size).
     /// - Throws: a message that names the device and what to do (missing, busy, permission, format).
@@ -67,6 +77,10 @@ public final class CameraSource: FrameSource {
     public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         var message = [CChar](repeating: 0, count: 512)
         while true {
+            for request in torchRequests.withLock({ r -> [(on: Bool, done: TorchReply)] in defer { r = [] }; return r }) {
+                do { try setTorch(request.on) } catch { request.done.error.withLock { $0 = error } }
+                request.done.done.signal()
+            }
             let wait = deadline.map { max(0, Int($0.timeIntervalSinceNow * 1000)) } ?? 2000
             var data: UnsafePointer<UInt8>?
             var length = 0
@@ -112,7 +126,19 @@ public final class CameraSource: FrameSource {
     /// Whether the camera has a torch control. The corresponding C function is `scanlua_camera_has_torch`.
     public var hasTorch: Bool { scanlua_camera_has_torch(camera) == 1 }
 
-    /// Switches the torch on or off. The corresponding control is V4L2_CID_FLASH_LED_MODE.
+    /// Asks the reading thread to switch the torch (from any thread) and waits for it, at most
+    /// 3 s (it reads a frame at least every 2 s).
+    public func requestTorch(_ on: Bool) throws(SourceError) {
+        let reply = TorchReply()
+        torchRequests.withLock { $0.append((on, reply)) }
+        guard reply.done.wait(timeout: .now() + 3) == .success else {
+            throw SourceError("\(name): the camera did not take the torch command within 3 s")
+        }
+        if let error = reply.error.withLock({ $0 }) { throw error }
+    }
+
+    /// Switches the torch on or off, on the calling thread: before the scan starts (`--torch`) or
+    /// from the reading thread. The corresponding control is V4L2_CID_FLASH_LED_MODE.
     public func setTorch(_ on: Bool) throws(SourceError) {
         var message = [CChar](repeating: 0, count: 512)
         guard scanlua_camera_torch(camera, on ? 1 : 0, &message, message.count) == 0 else {

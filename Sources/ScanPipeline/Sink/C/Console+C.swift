@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // The only Swift file that writes to C's FILE streams.
 
@@ -6,16 +7,17 @@ import Foundation
 /// many and small); stderr is unbuffered. Swift 6 does not allow touching glibc's `stdout`
 /// global, so we open our own stream on descriptor 1 and use only it.
 public enum Console {
+    // A C stream: stdio locks it itself, so every thread may write to it.
     nonisolated(unsafe) private static let out: UnsafeMutablePointer<FILE> = fdopen(1, "w")!
 
     /// Set while a status or progress line is on the terminal (``drawTransient(_:)``): the next
     /// record or message clears it first, so nothing is glued to it.
-    nonisolated(unsafe) private static var transientShown = false
+    private static let transientShown = Atomic<Bool>(false)  // set by the status line's thread, cleared by any writer
     private static let stdoutIsTerminal = isatty(1) != 0
 
     private static func clearTransient(forStdout: Bool) {
-        guard transientShown, !forStdout || stdoutIsTerminal else { return }
-        transientShown = false
+        guard transientShown.load(ordering: .acquiring), !forStdout || stdoutIsTerminal else { return }
+        transientShown.store(false, ordering: .releasing)
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
@@ -33,13 +35,13 @@ public enum Console {
     public static func drawTransient(_ text: String) {
         _ = flush()
         FileHandle.standardError.write(Data(("\r\u{1B}[K" + text).utf8))
-        transientShown = true
+        transientShown.store(true, ordering: .releasing)
     }
 
     /// Ends a transient line: kept on its own line (`keep`) or erased.
     public static func endTransient(keep: Bool) {
-        guard transientShown else { return }
-        transientShown = false
+        guard transientShown.load(ordering: .acquiring) else { return }
+        transientShown.store(false, ordering: .releasing)
         FileHandle.standardError.write(Data((keep ? "\n" : "\r\u{1B}[K").utf8))
     }
 
@@ -53,7 +55,7 @@ public enum Console {
     /// Flushes stdout. Returns the error text if anything could not be written (disk full, closed pipe).
     public static func flush() -> String? {
         if fflush(out) != 0 || ferror(out) != 0 {
-            if errno == EPIPE { readerGone = true }
+            if errno == EPIPE { readerGoneFlag.store(true, ordering: .releasing) }
             return String(cString: strerror(errno))
         }
         return nil
@@ -61,5 +63,6 @@ public enum Console {
 
     /// Set once a write found stdout's reader gone (`scanlua export | head`): the command ends
     /// quietly with 141 (128 + SIGPIPE), as a Unix tool killed by SIGPIPE does, instead of an error.
-    nonisolated(unsafe) public private(set) static var readerGone = false
+    public static var readerGone: Bool { readerGoneFlag.load(ordering: .acquiring) }
+    private static let readerGoneFlag = Atomic<Bool>(false)
 }
