@@ -58,9 +58,14 @@ func finalStatus(_ report: SessionReport, _ status: Int32) -> Int32 {
         Console.error("scanlua: \(report.storeFailures) store transaction(s) could not be committed (see the records' errors)\n")
         return ExitStatus.failure
     }
-    if report.scriptErrors > 0 && (status == ExitStatus.success || status == ExitStatus.nothingFound) {
-        Console.error("scanlua: \(report.scriptErrors == 1 ? "1 record carries" : "\(report.scriptErrors) records carry") script errors"
-                      + " (its errors name the handler and file:line); exit status 3\n")
+    if report.scriptErrors + report.decoderFailures > 0 && (status == ExitStatus.success || status == ExitStatus.nothingFound) {
+        if report.scriptErrors > 0 {
+            Console.error("scanlua: \(report.scriptErrors == 1 ? "1 record carries" : "\(report.scriptErrors) records carry") script errors"
+                          + " (its errors name the handler and file:line); exit status 3\n")
+        }
+        if report.decoderFailures > 0 {
+            Console.error("scanlua: a Lua decoder failed on \(report.decoderFailures == 1 ? "1 frame" : "\(report.decoderFailures) frames") (see above); exit status 3\n")
+        }
         return ExitStatus.scriptErrors
     }
     return status

@@ -175,6 +175,20 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["outbox", "--db", db]).stdout.split(separator: "\n").count, 3, "all three wait, none lost")
     }
 
+    /// Issue 22 item 5: a 100 MB answer is read and dropped, never copied into the record or kept
+    /// in memory (it once took 783 MB).
+    func testAHugeResponseBodyIsNotKept() throws {
+        let server = started(try TestServer.webhook(in: dir, bodyBytes: 100 << 20))
+        let rule = try webhookRule("http://127.0.0.1:\(server.port)/hook")
+        let r = try CLI.run(["simulate", "--perform", "http", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(server.port)",
+                             "--delivery-wait", "30", "--script", rule, "--text", "big"], timed: true)
+        let action = try XCTUnwrap((r.records.first?["actions"] as? [[String: Any]])?.first)
+        XCTAssertEqual(action["status"] as? String, "done")
+        XCTAssertEqual(Set(action.keys), ["type", "url", "body", "rule", "status", "idempotency_key", "response_status"], "no body in the record")
+        XCTAssertLessThan(r.stdout.utf8.count, 4096)
+        if let kb = r.peakKilobytes { XCTAssertLessThan(kb, 150_000, "peak memory stays small") }
+    }
+
     /// Issue 22 item 2: a watch standing idle delivers once the webhook is back (it used to wait
     /// for the next image).
     func testAnIdleWatchDeliversWhenTheWebhookComesBack() throws {

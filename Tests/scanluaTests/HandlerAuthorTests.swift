@@ -196,6 +196,7 @@ final class HandlerAuthorTests: XCTestCase {
               decode = function(line) return 42 end }
             """)
         let w = try CLI.run(["scan", "--no-default-scripts", "--script", wrong, image])
+        XCTAssertEqual(w.status, 3, "a failing Lua decoder counts as a script error")
         XCTAssertTrue(w.stderr.contains("decoder 'dots' on \(image): \(wrong):3: decode must return nil, a string"), w.stderr)
 
         let bars = try write("bars.lua", """

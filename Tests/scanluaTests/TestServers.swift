@@ -65,14 +65,14 @@ final class TestServer {
 
     /// Servers/webhook.py on `port` (a free one by default), logging each request to a file.
     static func webhook(in dir: URL, host: String = "127.0.0.1", port: Int? = nil, failFirst: Int = 0, flap: Int = 0,
-                        hangFirst: Double = 0, hangAll: Double = 0) throws -> TestServer {
+                        hangFirst: Double = 0, hangAll: Double = 0, bodyBytes: Int = 0) throws -> TestServer {
         let port = port ?? freePort()
         let log = dir.appendingPathComponent("webhook-\(port).ndjson")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments = [CLI.packageRoot.appendingPathComponent("Tests/scanluaTests/Servers/webhook.py").path, "--host", host,
                        "--port", String(port), "--log", log.path, "--fail-first", String(failFirst), "--flap", String(flap),
-                       "--hang-first", String(hangFirst), "--hang-all", String(hangAll)]
+                       "--hang-first", String(hangFirst), "--hang-all", String(hangAll), "--body-bytes", String(bodyBytes)]
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         try waitUntilListening(host, port, p)

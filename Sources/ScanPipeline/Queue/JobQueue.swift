@@ -52,6 +52,13 @@ public struct JobQueue {
     }
 
     /// The results stream from `after` (exclusive; "-" for the start), at most `count` entries.
+    /// Waits up to `milliseconds` for a result after `after` (XREAD BLOCK); returns whether one came.
+    public func waitForResults(after: String, milliseconds: Int) throws(RedisError) -> Bool {
+        let reply = try redis.command(["XREAD", "COUNT", "1", "BLOCK", String(milliseconds), "STREAMS", results, after == "-" ? "0-0" : after])
+        if case .error(let e) = reply { throw RedisError(message: "XREAD \(results): \(e)") }
+        return reply != .null && !reply.items.isEmpty
+    }
+
     public func results(after: String, count: Int = 1000) throws(RedisError) -> [Entry] {
         let start = after == "-" ? "-" : "(" + after
         let reply = try redis.command(["XRANGE", results, start, "+", "COUNT", String(count)])

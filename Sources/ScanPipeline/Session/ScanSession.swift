@@ -25,6 +25,8 @@ public struct SessionReport: Sendable {
     public var storeFailures = 0
     /// Records that carry script errors (a parser, rule or summary raised on them).
     public var scriptErrors = 0
+    /// Frames on which a Lua decoder failed (its errors went to stderr).
+    public var decoderFailures = 0
     /// The signal (SIGINT, SIGTERM) that stopped the session, if one did.
     public var signal: Int32?
 }
@@ -125,6 +127,7 @@ public final class ScanSession {
         }
         report.signal = Signals.received
         report.storeFailures = engine.storeFailures
+        report.decoderFailures = engine.decoderFailures
         report.dropped = droppedBefore + scanner.dropped
         if !continuing { end() }
         return report

@@ -89,7 +89,10 @@ extension ScriptEngine {
                     }
                 }
             }
-            if let failure { log("scanlua: decoder '\(spec.name)' on \(info.source): \(failure)\n") }
+            if let failure {
+                decoderFailures += 1
+                log("scanlua: decoder '\(spec.name)' on \(info.source): \(failure)\n")
+            }
             for bytes in order {
                 guard let hits = found[bytes], hits.best >= (spec.kind == "image" ? 1 : spec.minLines) else { continue }
                 var symbol = Symbol(symbology: Symbology(rawValue: spec.name), bytes: bytes,

@@ -61,6 +61,9 @@ public final class ScriptEngine {
     let records = RecordBuffer()
     /// Events whose store transaction could not be committed (a full disk): the command exits 1.
     public internal(set) var storeFailures = 0
+    /// Frames on which a Lua decoder raised or returned something wrong (said on stderr): they
+    /// count as script errors for the exit status (3), as records with errors do.
+    public internal(set) var decoderFailures = 0
     /// Parser names seen in records, so each becomes a String once.
     var parserNames: [(bytes: [UInt8], name: String)] = []
 
@@ -548,6 +551,7 @@ public final class ScriptEngine {
     /// The image file a test names (argument 1), read as scan reads it, within what scripts may read.
     private func testImage(_ L: LuaState, _ api: String) throws(ScriptError) -> GrayImage {
         let path = String(decoding: try L.checkString(1, api), as: UTF8.self)
+        guard FileManager.default.fileExists(atPath: path) else { throw .argument("\(api): \(path): no such file") }
         guard isReadable(path) else { throw .argument("\(api): \(path): outside the directories scripts may read") }
         do { return try ImageLoader().load(path: path) } catch { throw .argument("\(api): \(error)") }
     }

@@ -134,7 +134,10 @@ enum QueueCommands {
                 if Console.flush() != nil { return ExitStatus.failure }
                 if entries.isEmpty {
                     guard o.bool("follow") == true, Signals.received == nil else { break }
-                    Thread.sleep(forTimeInterval: 0.2)
+                    // A blocking read (XREAD BLOCK): new results are printed as they come.
+                    do throws(RedisError) { _ = try q.waitForResults(after: last, milliseconds: 1000) } catch {
+                        throw QueueFailure(message: error.message)
+                    }
                 }
             }
             return Signals.received.map { 128 + $0 } ?? ExitStatus.success

@@ -16,7 +16,8 @@ parser.add_argument("--log", required=True)
 parser.add_argument("--fail-first", type=int, default=0)
 parser.add_argument("--flap", type=int, default=0)
 parser.add_argument("--hang-first", type=float, default=0)
-parser.add_argument("--hang-all", type=float, default=0)  # every request waits this long: a server that never answers in time
+parser.add_argument("--hang-all", type=float, default=0)
+parser.add_argument("--body-bytes", type=int, default=0)  # each answer carries this many bytes  # every request waits this long: a server that never answers in time
 args = parser.parse_args()
 
 lock = threading.Lock()
@@ -40,8 +41,13 @@ class Handler(BaseHTTPRequestHandler):
             f.write(json.dumps({"n": n, "method": self.command, "path": self.path, "key": self.headers.get("Idempotency-Key"),
                                 "type": self.headers.get("Content-Type"), "body": body, "status": status}) + "\n")
         self.send_response(status)
-        self.send_header("Content-Length", "0")
+        self.send_header("Content-Length", str(args.body_bytes))
         self.end_headers()
+        chunk = b"x" * 65536
+        left = args.body_bytes
+        while left > 0:
+            self.wfile.write(chunk[:min(left, len(chunk))])
+            left -= min(left, len(chunk))
 
     do_POST = do_PUT = do_GET = handle_one
 
