@@ -523,5 +523,10 @@ final class ForwardingTests: XCTestCase {
         // The store the config names got the history.
         let export = try CLI.run(["export", "--config", configPath, "--format", "ndjson"], cwd: dir)
         XCTAssertEqual(export.stdout.split(separator: "\n").count, r.records.count, export.stderr)
+        // Issue 22 item 7: the config is read for its settings: its rules say nothing here.
+        let outbox = try CLI.run(["outbox", "--config", configPath], cwd: dir)
+        XCTAssertEqual(outbox.status, 0, outbox.stdout)
+        XCTAssertFalse(outbox.stderr.contains("warning"), outbox.stderr)
+        XCTAssertFalse(export.stderr.contains("warning"), export.stderr)
     }
 }

@@ -174,6 +174,34 @@ final class RedisWorkerTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["results", "--redis", url, "--stream", "t2", "--after", String(ids[1])]).stdout, "")
     }
 
+    /// `results --follow` waits with XREAD BLOCK and prints a result as soon as it is written.
+    func testResultsFollowPrintsNewResultsAsTheyCome() throws {
+        let follow = Process()
+        follow.executableURL = CLI.binary
+        follow.arguments = ["results", "--redis", url, "--follow"]
+        let out = Pipe()
+        follow.standardOutput = out
+        follow.standardError = FileHandle.nullDevice
+        try follow.run()
+        defer { if follow.isRunning { follow.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 12) { if follow.isRunning { follow.terminate() } }  // never hangs
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual(try CLI.run(["enqueue", "--redis", url, CLI.fixture("qrcode.png")]).status, 0)
+        let p = try worker("one", ["--idle-exit", "1"])
+        p.waitUntilExit()
+        var line = Data()
+        let deadline = Date().addingTimeInterval(8)
+        let reader = out.fileHandleForReading
+        while !line.contains(0x0A) && Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        XCTAssertTrue(String(decoding: line, as: UTF8.self).contains("https://example.com/scanlua"), String(decoding: line, as: UTF8.self))
+        follow.terminate()
+        follow.waitUntilExit()
+    }
+
     /// Issue 21: `--root DIR` confines job paths (realpath: links and .. that lead out are out);
     /// others get an error result and nothing is read. Directories and FIFOs are "not a regular
     /// file" (a FIFO once blocked the worker). Without --root the worker says what that allows.
