@@ -1,6 +1,19 @@
 import Foundation
 import ScanCore
 
+/// What the queue needs of Redis: ``RedisConnection``, or a fake in the worker's unit tests.
+public protocol RedisClient: AnyObject {
+    var url: String { get }
+    /// Sends one command (binary-safe arguments); a lost connection throws with `connectionLost`.
+    func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply
+    /// Opens the connection again after it was lost.
+    func reconnect() throws(RedisError)
+}
+
+extension RedisClient {
+    public func command(_ args: [String]) throws(RedisError) -> RedisReply { try command(args.map { Array($0.utf8) }) }
+}
+
 /// A Redis Streams work queue of images: `scanlua enqueue` adds jobs, `scanlua worker` processes
 /// them in a consumer group, `scanlua results` reads what they made.
 ///
@@ -10,7 +23,7 @@ import ScanCore
 /// XACK acknowledged it), so a job has exactly one result even when a worker dies at any point,
 /// or a slow worker finishes a job another one reclaimed meanwhile.
 public struct JobQueue {
-    public let redis: RedisConnection
+    public let redis: any RedisClient
     /// The jobs stream (`--stream`, default `scanlua:jobs`).
     public let stream: String
     /// The results stream of these jobs: `scanlua:results` for the default jobs stream, else the
@@ -19,7 +32,7 @@ public struct JobQueue {
     /// Where jobs that failed `maxAttempts` times go, with their error.
     public var deadLetters: String { stream + ":dead" }
 
-    public init(redis: RedisConnection, stream: String = "scanlua:jobs") {
+    public init(redis: any RedisClient, stream: String = "scanlua:jobs") {
         self.redis = redis
         self.stream = stream
     }

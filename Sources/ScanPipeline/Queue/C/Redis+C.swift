@@ -28,7 +28,7 @@ public struct RedisError: Error, CustomStringConvertible {
 
 /// One blocking connection (`redis://host:port[/db]`).
 /// The corresponding C functions are `redisConnectWithTimeout`, `redisCommandArgv` and `redisFree`.
-public final class RedisConnection {
+public final class RedisConnection: RedisClient {
     /// nil after the connection was lost, until ``reconnect()`` succeeds.
     private var context: UnsafeMutablePointer<redisContext>?
     public let url: String
@@ -64,10 +64,6 @@ public final class RedisConnection {
     }
 
     deinit { if let context { redisFree(context) } }
-
-    public func command(_ args: [String]) throws(RedisError) -> RedisReply {
-        try command(args.map { Array($0.utf8) })
-    }
 
     /// Sends one command (binary-safe arguments) and returns its reply; a lost connection throws.
     public func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply {
