@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// The plan for one frame: what each of one worker thread's decoders reads, at which scale, and
 /// what is tried again where something is left open. ``FrameScanner`` keeps only the threads
@@ -325,15 +326,10 @@ private struct UncheckedDecoders: @unchecked Sendable {
 }
 
 /// Write-once slots for the decoders of one image, filled concurrently, read after all finished.
-private final class SymbolSlots: @unchecked Sendable {
-    private var slots: [[Symbol]]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: [], count: count) }
-    func set(_ i: Int, _ symbols: [Symbol]) {
-        lock.lock()
-        slots[i] = symbols
-        lock.unlock()
-    }
-    var all: [Symbol] { slots.flatMap { $0 } }
+private final class SymbolSlots: Sendable {
+    private let slots: Mutex<[[Symbol]]>
+    init(count: Int) { slots = Mutex(Array(repeating: [], count: count)) }
+    func set(_ i: Int, _ symbols: [Symbol]) { slots.withLock { $0[i] = symbols } }
+    var all: [Symbol] { slots.withLock { $0.flatMap { $0 } } }
 }
 
