@@ -16,28 +16,23 @@ final class ImageSinkTests: XCTestCase {
         try ImageLoader().decodeColor(Data(contentsOf: URL(fileURLWithPath: path)), name: path)
     }
 
-    /// Pixels of the outline's colour (green, allowing for JPEG) inside a box.
-    private func greenPixels(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) -> Int {
+    /// Pixels inside a box whose colour passes `test`.
+    private func pixels(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int, _ test: ((r: UInt8, g: UInt8, b: UInt8)) -> Bool) -> Int {
         var n = 0
         for yy in max(0, y)..<min(image.height, y + height) {
-            for xx in max(0, x)..<min(image.width, x + width) {
-                let c = image[xx, yy]
-                if c.g > 150 && c.r < 90 && c.b < 90 { n += 1 }
-            }
+            for xx in max(0, x)..<min(image.width, x + width) where test(image[xx, yy]) { n += 1 }
         }
         return n
     }
 
+    /// Pixels of the outline's colour (green, allowing for JPEG) inside a box.
+    private func greenPixels(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) -> Int {
+        pixels(image, x: x, y: y, width: width, height: height) { $0.g > 150 && $0.r < 90 && $0.b < 90 }
+    }
+
     /// Pixels of the no-code mark's red inside a box.
     private func redPixels(_ image: RGBImage, x: Int, y: Int, width: Int, height: Int) -> Int {
-        var n = 0
-        for yy in max(0, y)..<min(image.height, y + height) {
-            for xx in max(0, x)..<min(image.width, x + width) {
-                let c = image[xx, yy]
-                if c.r > 180 && c.g < 90 && c.b < 90 { n += 1 }
-            }
-        }
-        return n
+        pixels(image, x: x, y: y, width: width, height: height) { $0.r > 180 && $0.g < 90 && $0.b < 90 }
     }
 
     /// Issue 24 item 4: copies mirror the inputs' folders (two image001s in lots/ and glare/ stay

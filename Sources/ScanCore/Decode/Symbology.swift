@@ -77,6 +77,14 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The registry's names, in the order `--help` lists them.
     public static let knownNames: [String] = registry.map(\.name)
 
+    /// Why `name` is no symbology of `known` (the registry's and the Lua decoders'), with the
+    /// nearest name when one is close: what --symbologies and simulate --symbology say.
+    public static func unknownName(_ name: String, known: [String]) -> String {
+        let near = known.min { editDistance(name, $0) < editDistance(name, $1) }
+            .flatMap { editDistance(name, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
+        return "unknown symbology '\(name)'\(near); known: \(known.joined(separator: ","))"
+    }
+
     /// Levenshtein distance between two names, for "did you mean" in messages.
     public static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.utf8), b = Array(b.utf8)

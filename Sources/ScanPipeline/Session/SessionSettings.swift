@@ -103,10 +103,7 @@ public struct SessionSettings {
             if n.isEmpty { continue }
             if lua.contains(n) { luaSet.insert(n); continue }
             guard Symbology.knownNames.contains(n) else {
-                let known = Symbology.knownNames + lua
-                let near = known.min { Symbology.editDistance(n, $0) < Symbology.editDistance(n, $1) }
-                    .flatMap { Symbology.editDistance(n, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
-                throw OptionError("unknown symbology '\(n)'\(near); known: \(known.joined(separator: ","))")
+                throw OptionError(Symbology.unknownName(n, known: Symbology.knownNames + lua))
             }
             set.insert(Symbology(rawValue: n))
         }

@@ -51,12 +51,7 @@ enum SimulateCommand {
         defer { session.finish() }
         // A symbology is one scan would give: a registry name or a loaded Lua decoder's.
         let known = Symbology.knownNames + engine.luaSymbologies
-        func unknown(_ name: String) -> String? {
-            guard !known.contains(name) else { return nil }
-            let near = known.min { Symbology.editDistance(name, $0) < Symbology.editDistance(name, $1) }
-                .flatMap { Symbology.editDistance(name, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
-            return "unknown symbology '\(name)'\(near); known: \(known.joined(separator: ","))"
-        }
+        func unknown(_ name: String) -> String? { known.contains(name) ? nil : Symbology.unknownName(name, known: known) }
         if let payload {
             let name = (o.string("symbology") ?? "qrcode").lowercased()
             if let problem = unknown(name) { throw UsageError("invalid value '\(name)' for '--symbology': \(problem)") }
