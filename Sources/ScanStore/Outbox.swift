@@ -95,11 +95,14 @@ public struct Outbox {
         try entries(where: "state = 'pending'", [])
     }
 
-    /// Queues a failed entry again, its attempts from 0; false when there is no failed entry `id`.
+    /// Queues a failed entry again as if new: its attempts from 0 and its age from now (the
+    /// give-up rules start over); false when there is no failed entry `id`.
     public func requeue(_ id: Int64) throws(StoreError) -> Bool {
         try database.asHost { () throws(StoreError) in
-            try database.query("UPDATE scanlua_outbox SET state = 'pending', attempts = 0, next_attempt = 0 WHERE id = ? AND state = 'failed'",
-                               positional: [.integer(id)])
+            try database.query("""
+                UPDATE scanlua_outbox SET state = 'pending', attempts = 0, next_attempt = 0, created = \(database.nowSQL)
+                WHERE id = ? AND state = 'failed'
+                """, positional: [.integer(id)])
         }
         return database.changes > 0
     }
@@ -111,12 +114,15 @@ public struct Outbox {
         }
     }
 
-    /// The state of every entry by idempotency key (`scanlua export` shows a delivery as it ended).
-    public func states() throws(StoreError) -> [String: State] {
-        var out: [String: State] = [:]
-        for row in try database.query("SELECT key, state FROM scanlua_outbox", positional: [], named: [:], limit: .host) {
+    /// The state of every entry by idempotency key, with its last error (`scanlua export` shows
+    /// a delivery as it ended).
+    public func states() throws(StoreError) -> [String: (state: State, lastError: String?)] {
+        var out: [String: (state: State, lastError: String?)] = [:]
+        for row in try database.query("SELECT key, state, last_error FROM scanlua_outbox", positional: [], named: [:], limit: .host) {
             let v = Dictionary(row, uniquingKeysWith: { a, _ in a })
-            if case .text(let k)? = v["key"], case .text(let s)? = v["state"], let state = State(rawValue: s) { out[k] = state }
+            if case .text(let k)? = v["key"], case .text(let s)? = v["state"], let state = State(rawValue: s) {
+                out[k] = (state, { if case .text(let e)? = v["last_error"] { return e }; return nil }())
+            }
         }
         return out
     }

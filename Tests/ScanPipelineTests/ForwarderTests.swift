@@ -21,6 +21,7 @@ final class ForwarderTests: XCTestCase {
         XCTAssertNil(refusal(topic: String(repeating: "t", count: 65_535)))
         XCTAssertEqual(refusal(topic: "$SYS/broker/pwn"),
                        "mqtt topic '$SYS/broker/pwn' starts with '$': those topics are the broker's own ($SYS/...) and it drops what clients publish there")
-        XCTAssertEqual(refusal(topic: "scan/#"), "mqtt needs a 'topic' string without wildcards")
+        XCTAssertEqual(refusal(topic: "scan/#"), "mqtt needs a 'topic' string, not empty, without wildcards (+ #)")
+        XCTAssertEqual(refusal(topic: ""), "mqtt needs a 'topic' string, not empty, without wildcards (+ #)")
     }
 }

@@ -68,6 +68,19 @@ final class OutboxRulesTests: XCTestCase {
         XCTAssertEqual(fake.sent.count, 4)
     }
 
+    func testADeliveryOlderThanTheMaxAgeIsGivenUp() throws {
+        let fake = FakeTransport([.retry("HTTP 503", status: 503), .retry("HTTP 503", status: 503)])
+        let r = runner(fake, maxAttempts: 100)
+        r.maxAge = 3600
+        XCTAssertEqual(status(r.carryOut([action], event: "scan-3")), "queued")
+        _ = r.retryDue(now: Date().addingTimeInterval(7200))
+        let failed = try Outbox(try r.store.db()).failed()
+        XCTAssertEqual(failed.map(\.lastError), ["gave up: older than 1 hours: HTTP 503"])
+        // Queued again, its age starts over.
+        XCTAssertTrue(try Outbox(try r.store.db()).requeue(failed[0].id))
+        XCTAssertEqual(r.retryDue().delivered, 1)
+    }
+
     func testAHostOffTheAllowListIsNeitherContactedNorCounted() throws {
         let fake = FakeTransport([.retry("refused", status: nil)])
         let r = runner(fake)

@@ -91,7 +91,7 @@ final class DecoderCommandTests: XCTestCase {
             scan.decoder { name = "odd", decode = function(line) return 42 end }
             """.write(toFile: script, atomically: true, encoding: .utf8)
         let r = try CLI.run(["scan", "--no-default-scripts", "--instruction-limit", "100000", "--script", script, CLI.fixture("qrcode.png")])
-        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(r.status, 3, "failing decoders make the exit status 3 (issue 23)")
         XCTAssertEqual(r.records.map { $0["text"] as? String }, ["https://example.com/scanlua"], "zbar's symbol still comes out")
         XCTAssertTrue(r.stderr.contains("decoder 'crashes' on \(CLI.fixture("qrcode.png")): "), r.stderr)
         XCTAssertTrue(r.stderr.contains("bad-decoders.lua:2: attempt to index a nil value (field 'nothing')"), r.stderr)

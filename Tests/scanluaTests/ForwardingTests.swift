@@ -172,7 +172,10 @@ final class ForwardingTests: XCTestCase {
         XCTAssertLessThan(seconds, 12, "three codes used to take 30 s (10 s each)")
         XCTAssertEqual(r.records.compactMap { ($0["actions"] as? [[String: Any]])?.first?["status"] as? String }, ["queued", "queued", "queued"])
         XCTAssertTrue(r.stderr.contains("deliveries still in flight after 5 s were left queued in the outbox"), r.stderr)
-        XCTAssertEqual(try CLI.run(["outbox", "--db", db]).stdout.split(separator: "\n").count, 3, "all three wait, none lost")
+        let list = try CLI.run(["outbox", "--db", db]).stdout
+        XCTAssertEqual(list.split(separator: "\n").count, 3, "all three wait, none lost")
+        XCTAssertTrue(list.contains("1 attempts") && list.contains("no answer before the session ended"),
+                      "what was in flight counts as an attempt: \(list)")
     }
 
     /// Issue 22 item 5: a 100 MB answer is read and dropped, never copied into the record or kept
@@ -214,6 +217,32 @@ final class ForwardingTests: XCTestCase {
         p.terminate()
         p.waitUntilExit()
         XCTAssertEqual(try CLI.run(["outbox", "--db", db]).status, 0, "nothing waits any more")
+    }
+
+    /// An idle station restarted (systemd) sends what earlier sessions left queued, with no new image.
+    func testAnIdleWatchSendsWhatEarlierSessionsLeftQueued() throws {
+        let port = TestServer.freePort()
+        let rule = try webhookRule("http://127.0.0.1:\(port)/hook")
+        let earlier = try CLI.run(["simulate", "--perform", "http", "--no-default-scripts", "--db", db, "--network", "127.0.0.1:\(port)",
+                                   "--script", rule, "--text", "left"])
+        XCTAssertEqual((earlier.records.first?["actions"] as? [[String: Any]])?.first?["status"] as? String, "queued")
+        let empty = dir.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["watch", "--no-default-scripts", "--quiet", "--db", db, "--network", "127.0.0.1:\(port)", "--script", rule,
+                       "--timeout", "12", empty.path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        Thread.sleep(forTimeInterval: 1)
+        let server = started(try TestServer.webhook(in: dir, port: port))
+        let deadline = Date().addingTimeInterval(10)
+        while server.requests.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        XCTAssertEqual(server.requests.compactMap { $0["body"] as? String }, [#"{"text":"left"}"#])
+        p.terminate()
+        p.waitUntilExit()
     }
 
     /// Issue 22 item 3: a server answering 503 forever: the delivery is given up after

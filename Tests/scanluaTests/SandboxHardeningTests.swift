@@ -77,7 +77,7 @@ final class SandboxHardeningTests: XCTestCase {
               decode = function(f) return { text = "fine", points = { { x = 5, y = 5 }, { x = 1000000, y = -7 } } } end }
             """)
         let r = try CLI.run(["scan", "--no-default-scripts", "--script", s, CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
-        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.status, 3, "decoder errors: exit 3 (issue 23): \(r.stderr)")
         let symbologies = r.records.compactMap { $0["symbology"] as? String }
         XCTAssertEqual(symbologies.filter { $0 == "qrcode" || $0 == "ean13" }.count, 2, "every image keeps its records: \(symbologies)")
         XCTAssertTrue(r.stderr.contains("decoder 'nums'") && r.stderr.contains("points must be a list of {x=, y=} tables; point 1 is a number"), r.stderr)

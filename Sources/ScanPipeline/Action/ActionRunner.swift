@@ -194,7 +194,9 @@ public final class ActionRunner {
     /// - Returns: how many were delivered, and how many are still undelivered.
     @discardableResult
     public func retryDue(all: Bool = false, now: Date = Date()) -> (delivered: Int, undelivered: Int) {
-        if all, outbox == nil { report { () throws(StoreError) in _ = try openOutbox() } }
+        // Entries earlier sessions left queued count too: the outbox is opened when its database
+        // exists (an idle station restarted by systemd sends them), never created for this.
+        if outbox == nil, let d = try? store.existing() { outbox = Outbox(d) }
         guard let outbox else { return (0, 0) }
         let due: [Outbox.Entry]
         do { due = try outbox.due(now: all ? .infinity : now.timeIntervalSince1970) } catch {
@@ -257,14 +259,13 @@ public final class ActionRunner {
 
     /// The outbox's `created` column (`YYYY-MM-DD HH:MM:SS`, UTC, or ISO 8601 with T).
     static func sqlTime(_ text: String) -> Date? {
+        // The first 19 characters are the time in UTC whatever follows: `2026-12-02T09:11:34Z`
+        // (SQLite's strftime), `2026-12-02 09:11:34` or PostgreSQL's `... 09:11:34.123+00`.
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = TimeZone(identifier: "UTC")
-        for format in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss.SSSSSSXXXXX", "yyyy-MM-dd HH:mm:ssXXXXX"] {
-            f.dateFormat = format
-            if let d = f.date(from: String(text.prefix(format.count + 6))) ?? f.date(from: text) { return d }
-        }
-        return nil
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return f.date(from: String(text.prefix(19)).replacingOccurrences(of: "T", with: " "))
     }
 
     /// Deliveries of this session's outbox not yet delivered (0 when none was queued).
@@ -291,7 +292,16 @@ public final class ActionRunner {
     public func finishDeliveries(upTo seconds: TimeInterval) -> Bool {
         guard let d = delivery else { return true }
         delivery = nil
-        return d.finish(waitingUpTo: seconds)
+        let left = d.finish(waitingUpTo: seconds)
+        // What was still in flight counts as an attempt (a server that never answers reaches the
+        // give-up rules over many short sessions), due again with backoff.
+        if !left.isEmpty, let outbox = try? openOutbox() {
+            for entry in left {
+                keep(outbox, entry.id, state: .pending, error: "no answer before the session ended", responseStatus: nil,
+                     retryAt: Self.retryTime(attempts: entry.attempts + 1))
+            }
+        }
+        return left.isEmpty
     }
 
     /// Performs one action; returns nil on success or the reason it failed.

@@ -27,7 +27,8 @@ final class DeliveryThread: Sendable {
     struct State {
         var jobs: [Job] = []
         var stopping = false
-        var busy = false
+        /// The job being attempted now.
+        var current: Job?
     }
 
     /// How long the session waits for an answer before a delivery is `queued`.
@@ -69,12 +70,14 @@ final class DeliveryThread: Sendable {
         return job.outcome.withLock { $0 }
     }
 
-    /// No more deliveries: what was handed over is attempted, for at most `seconds`. Returns
-    /// whether the thread finished in that time (else the rest stays queued in the outbox).
-    func finish(waitingUpTo seconds: TimeInterval) -> Bool {
+    /// No more deliveries: what was handed over is attempted, for at most `seconds`. Returns the
+    /// entries still in flight or waiting then (they stay queued in the outbox); empty when the
+    /// thread finished in time.
+    func finish(waitingUpTo seconds: TimeInterval) -> [Outbox.Entry] {
         state.withLock { $0.stopping = true }
         wake.signal()
-        return finished.wait(timeout: .now() + seconds) == .success
+        if finished.wait(timeout: .now() + seconds) == .success { return [] }
+        return state.withLock { s in (s.current.map { [$0] } ?? []) + s.jobs }.map(\.entry)
     }
 
     private func loop(_ runner: ActionRunner) {
@@ -86,7 +89,9 @@ final class DeliveryThread: Sendable {
                 return (jobs, s.stopping)
             }
             for job in jobs {
+                state.withLock { $0.current = job }
                 let outcome = runner.attempt(job.entry, job.request)
+                state.withLock { $0.current = nil }
                 job.outcome.withLock { $0 = outcome }
                 job.done.signal()
             }

@@ -108,7 +108,7 @@ final class Forwarder: Transport {
                 return .failure(.permanent("\(broker): not an mqtt:// or mqtts:// URL with a host"))
             }
             guard let topic = string("topic"), !topic.isEmpty, !topic.contains("+"), !topic.contains("#") else {
-                return .failure(.permanent("mqtt needs a 'topic' string without wildcards"))
+                return .failure(.permanent("mqtt needs a 'topic' string, not empty, without wildcards (+ #)"))
             }
             // What brokers would cut, refuse or drop silently (MQTT 3.1.1 section 4.7): said here,
             // never reported as delivered.

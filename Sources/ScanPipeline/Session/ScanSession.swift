@@ -271,6 +271,7 @@ public final class ScanSession {
             // The command to follow names what holds the allow-list: the config, or the --network given.
             var command = "scanlua outbox --db \(engine.store.displayPath)"
             if let config = engine.configPath { command += " --config \(config)" } else if let network = settings.network { command += " --network \(network)" }
+            if engine.limits.trust { command += " --trust" }
             Console.error("scanlua: \(waiting == 1 ? "1 delivery waits" : "\(waiting) deliveries wait") in the outbox of \(engine.store.displayPath)"
                           + " (`\(command)` lists them, with --flush sends them)\n")
         }

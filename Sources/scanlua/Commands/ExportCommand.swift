@@ -77,13 +77,20 @@ enum ExportCommand {
     }
 
     /// The actions JSON with each http/mqtt action's `status` as its outbox entry ended.
-    static func withDeliveryStates(_ actions: String, _ states: [String: Outbox.State]) -> String {
+    static func withDeliveryStates(_ actions: String, _ states: [String: (state: Outbox.State, lastError: String?)]) -> String {
         guard actions.contains("idempotency_key"), case .array(let list)? = JSON(parsing: Array(actions.utf8)) else { return actions }
         return JSON.array(list.map { action in
-            guard case .object(var pairs) = action, case .string(let key)? = action["idempotency_key"], let state = states[key],
+            guard case .object(var pairs) = action, case .string(let key)? = action["idempotency_key"], let now = states[key],
                   let i = pairs.firstIndex(where: { $0.0 == "status" }) else { return action }
-            pairs[i].1 = .string(state.word)
-            if state == .delivered { pairs.removeAll { $0.0 == "reason" } }
+            pairs[i].1 = .string(now.state.word)
+            switch now.state {
+            case .delivered: pairs.removeAll { $0.0 == "reason" || $0.0 == "error" }
+            case .failed:  // why it ended so: "gave up after 10 attempts: HTTP 503", not the scan-time reason
+                pairs.removeAll { $0.0 == "reason" || $0.0 == "error" }
+                if let e = now.lastError { pairs.append(("error", .string(e))) }
+            case .pending:
+                if let e = now.lastError, let r = pairs.firstIndex(where: { $0.0 == "reason" }) { pairs[r].1 = .string(e) }
+            }
             return .object(pairs)
         }).serialized
     }

@@ -13,7 +13,7 @@ enum QueueCommands {
         while true {
             do throws(RedisError) { return JobQueue(redis: try RedisConnection(url: url), stream: o.string("jobs_stream") ?? "scanlua:jobs") } catch {
                 guard waiting, error.connectionLost, Signals.received == nil else { throw QueueFailure(message: error.message) }
-                if !said { Console.error("scanlua: worker: \(error.message); waiting for it (retrying with backoff up to 30 s)\n"); said = true }
+                if !said { Console.error("scanlua: \(error.message); waiting for it (retrying with backoff up to 30 s)\n"); said = true }
                 let until = Date().addingTimeInterval(backoff)
                 while Date() < until && Signals.received == nil { Thread.sleep(forTimeInterval: 0.1) }
                 backoff = min(30, backoff * 2)
@@ -68,7 +68,7 @@ enum QueueCommands {
 
     static let worker = Command(
         name: "worker",
-        abstract: "Scan the jobs of a Redis stream in a consumer group; results to scanlua:results.",
+        abstract: "Scan the jobs of a Redis stream in a consumer group; results to the stream's results stream.",
         usage: "scanlua worker --redis URL [queue options] [decoding options] [script options]",
         options: ["redis", "jobs_stream", "group", "consumer", "claim_after", "idle_exit", "max_attempts", "worker_root"]
             + Option.names(in: [.decoding, .scripts]),
@@ -121,12 +121,23 @@ enum QueueCommands {
             """,
         run: { args, o in
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let q = try queue(o)
+            let follow = o.bool("follow") == true
+            // Following, a Redis that is down or restarts is waited for, as a worker waits.
+            let q = try queue(o, waiting: follow)
             var last = o.string("after") ?? "-"
             defer { if last != "-" && last != o.string("after") { Console.error("scanlua: results up to \(last) (--after \(last) continues from there)\n") } }
-            while true {
+            var backoff = 1.0
+            func lost(_ error: RedisError) throws {
+                guard follow, error.connectionLost, Signals.received == nil else { throw QueueFailure(message: error.message) }
+                Console.error("scanlua: results: \(error.message); reconnecting in \(Int(backoff)) s\n")
+                let until = Date().addingTimeInterval(backoff)
+                while Date() < until && Signals.received == nil { Thread.sleep(forTimeInterval: 0.1) }
+                backoff = min(30, backoff * 2)
+                if (try? q.redis.reconnect()) != nil { backoff = 1 }  // still down: the next call says so again
+            }
+            while Signals.received == nil {
                 let entries: [JobQueue.Entry]
-                do throws(RedisError) { entries = try q.results(after: last) } catch { throw QueueFailure(message: error.message) }
+                do throws(RedisError) { entries = try q.results(after: last) } catch { try lost(error); continue }
                 for e in entries {
                     if let records = e.text("records"), !records.isEmpty { Console.write(records + "\n") }
                     last = e.id
@@ -135,9 +146,7 @@ enum QueueCommands {
                 if entries.isEmpty {
                     guard o.bool("follow") == true, Signals.received == nil else { break }
                     // A blocking read (XREAD BLOCK): new results are printed as they come.
-                    do throws(RedisError) { _ = try q.waitForResults(after: last, milliseconds: 1000) } catch {
-                        throw QueueFailure(message: error.message)
-                    }
+                    do throws(RedisError) { _ = try q.waitForResults(after: last, milliseconds: 1000) } catch { try lost(error) }
                 }
             }
             return Signals.received.map { 128 + $0 } ?? ExitStatus.success
