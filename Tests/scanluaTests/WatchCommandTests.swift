@@ -231,6 +231,20 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertEqual(posted, ["4719512002889", "https://example.com/scanlua"])
     }
 
+    /// A FIFO named like an image in a watched folder is an error record, not a watch that hangs
+    /// waiting for a writer; the folder's other images are scanned, each read once.
+    func testAFIFOInAWatchedFolderIsAnErrorNotAHang() throws {
+        let fm = FileManager.default
+        let inbox = fm.temporaryDirectory.appendingPathComponent("scanlua-fifo-\(UUID().uuidString)")
+        try fm.createDirectory(at: inbox, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: inbox) }
+        XCTAssertEqual(spawnAndWait(["/usr/bin/mkfifo", inbox.appendingPathComponent("a-pipe.png").path]), 0)
+        try fm.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: inbox.appendingPathComponent("b.png").path)
+        let r = try CLI.run(["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--timeout", "3", inbox.path])
+        let seen = r.records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent + "=" + ($0["text"] as? String ?? $0["error"] as? String ?? "") }
+        XCTAssertEqual(seen, ["a-pipe.png=cannot read file: not a regular file (a FIFO)", "b.png=https://example.com/scanlua"], r.stderr)
+    }
+
     /// A file still being written when the watch starts waits its settle time like a new one.
     func testAFileBeingWrittenWhenTheWatchStartsIsReadOnceComplete() throws {
         let fm = FileManager.default

@@ -371,17 +371,6 @@ extension Option {
 
     private static let byName: [String: Option] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
 
-    /// Names joined by commas, broken into lines of at most `width` characters.
-    static func wrapped(_ names: [String], width: Int) -> String {
-        var lines: [String] = [""]
-        for name in names {
-            let piece = lines[lines.count - 1].isEmpty ? name : "," + name
-            if lines[lines.count - 1].count + piece.count > width { lines[lines.count - 1] += ","; lines.append(name) }
-            else { lines[lines.count - 1] += piece }
-        }
-        return lines.joined(separator: "\n")
-    }
-
     /// The option with this name; a name missing from the registry is a programming error.
     public static func named(_ name: String) -> Option {
         guard let o = byName[name] else { preconditionFailure("option '\(name)' is not in Option.registry") }

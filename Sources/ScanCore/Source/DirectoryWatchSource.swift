@@ -112,14 +112,20 @@ public final class DirectoryWatchSource: FrameSource {
         }
     }
 
-    /// The file as an item, unless its bytes are those it had when it was last scanned.
+    /// The file as an item, unless its bytes are those it had when it was last scanned. Read
+    /// once, as the loader reads files (a FIFO or a directory named like an image is refused, not
+    /// waited on), and handed over with its bytes: the decoder does not read it again.
     private func handOut(_ path: String) -> SourceItem? {
-        // Unreadable now: the decoder's read gives the error record.
-        guard let data = FileManager.default.contents(atPath: path) else { return .file(.file(path)) }
-        let hash = ContentHash.hex(data)
-        if scanned[path] == hash { return nil }
-        scanned[path] = hash
-        return .file(.file(path))
+        switch readRegularFile(path) {
+        case .success(let bytes):
+            let data = Data(bytes)
+            let hash = ContentHash.hex(data)
+            if scanned[path] == hash { return nil }
+            scanned[path] = hash
+            return .file(.data(data, name: path))
+        case .failure(let f):
+            return .file(.missing(path, reason: f.reason))  // its error record names the reason
+        }
     }
 
     static func isImage(_ path: String) -> Bool {

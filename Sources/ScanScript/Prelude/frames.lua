@@ -25,7 +25,11 @@ local function keep_fields(name, v)
     if type(bytes) == "string" then decoder_fields[name .. "\0" .. bytes] = rawget(v, "fields") end
   end
 end
-local function fields_for(symbology, bytes) return decoder_fields[symbology .. "\0" .. bytes] end
+-- Asked for every event: nothing is built (no key string) unless a decoder kept fields.
+local function fields_for(symbology, bytes)
+  if next(decoder_fields) == nil then return nil end
+  return decoder_fields[symbology .. "\0" .. bytes]
+end
 
 -- Calls decoder i on a scan line or frame view. Returns true, results (nil, a value, or a list
 -- of values) or false, error message with the decoder's name.
