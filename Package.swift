@@ -8,6 +8,8 @@ let package = Package(
     name: "scanlua",
     products: [
         .executable(name: "scanlua", targets: ["scanlua"]),
+        // The engine as a Swift library (docs/embedding.md): the only public API of the package.
+        .library(name: "ScanluaKit", targets: ["ScanluaKit"]),
     ],
     targets: [
         // One system-library target per C library; nothing else lives in them.
@@ -41,6 +43,8 @@ let package = Package(
                 ]),
         // ScanSession: source -> decoders -> filter -> scripts -> store -> actions -> sinks.
         .target(name: "ScanPipeline", dependencies: ["ScanCore", "ScanScript", "ScanStore", "CCurlShims", "CMosquitto", "CHiredis", "CMicroHTTPD"]),
+        // The library: settings, an engine, typed records; everything else is `package`.
+        .target(name: "ScanluaKit", dependencies: ["ScanPipeline", "ScanScript", "ScanCore"]),
         // The CLI: flag parsing, then a ScanSession.
         .executableTarget(name: "scanlua", dependencies: ["ScanPipeline", "ScanCore", "ScanScript"]),
         // Fuzz targets for the loaders and the JSON code: libFuzzer under `make fuzz`, else a replayer.
@@ -49,6 +53,7 @@ let package = Package(
         .testTarget(name: "ScanScriptTests", dependencies: ["ScanScript"]),
         .testTarget(name: "ScanStoreTests", dependencies: ["ScanStore"]),
         .testTarget(name: "ScanPipelineTests", dependencies: ["ScanPipeline"]),
+        .testTarget(name: "ScanluaKitTests", dependencies: ["ScanluaKit"]),
         .testTarget(name: "scanluaTests", dependencies: ["scanlua", "scanlua-fuzz", "ScanStore", "ScanCore"], exclude: ["Lua", "Golden", "Servers"]),
     ]
 )

@@ -2,29 +2,29 @@ import Foundation
 
 /// Every record of a session with a store (`--db` or the config's `db`), as BinaryEye keeps its
 /// scan history: what `scanlua export` writes out.
-public struct History {
-    public struct Row: Sendable {
-        public var time: String
-        public var source: String
-        public var frame: Int
-        public var symbology: String
-        public var text: String
+package struct History {
+    package struct Row: Sendable {
+        package var time: String
+        package var source: String
+        package var frame: Int
+        package var symbology: String
+        package var text: String
         /// The bytes in Base64.
-        public var bytes: String
-        public var payloadType: String
+        package var bytes: String
+        package var payloadType: String
         /// JSON text.
-        public var payload: String
+        package var payload: String
         /// JSON text: the actions with their status.
-        public var actions: String
+        package var actions: String
 
-        public init(time: String, source: String, frame: Int, symbology: String, text: String, bytes: String,
+        package init(time: String, source: String, frame: Int, symbology: String, text: String, bytes: String,
                     payloadType: String, payload: String, actions: String) {
             (self.time, self.source, self.frame, self.symbology, self.text, self.bytes) = (time, source, frame, symbology, text, bytes)
             (self.payloadType, self.payload, self.actions) = (payloadType, payload, actions)
         }
 
         /// Column names, in the order of ``values`` (CSV header and JSON keys).
-        public static let columns = ["time", "source", "frame", "symbology", "text", "bytes", "payload_type", "payload", "actions"]
+        package static let columns = ["time", "source", "frame", "symbology", "text", "bytes", "payload_type", "payload", "actions"]
     }
 
     static func schema(_ d: any StoreConnection) -> String { """
@@ -44,17 +44,17 @@ public struct History {
         """
     }
 
-    public let database: any StoreConnection
+    package let database: any StoreConnection
 
-    public init(_ database: any StoreConnection) { self.database = database }
+    package init(_ database: any StoreConnection) { self.database = database }
 
     /// What one history row may hold in a column: the store refuses values over 16 MiB, and one
     /// such row would fail the frame's whole transaction (every other code's row with it).
-    public static let maxColumnBytes = 4 << 20
+    package static let maxColumnBytes = 4 << 20
 
     /// The row as the history keeps it: a text, bytes or payload over ``maxColumnBytes`` is
     /// replaced by a note saying so (the record on stdout had it whole).
-    public static func bounded(_ row: Row) -> Row {
+    package static func bounded(_ row: Row) -> Row {
         var r = row
         func note(_ what: String, _ n: Int) -> String { "(\(what) of \(n) bytes not kept in the history: over \(maxColumnBytes >> 20) MiB)" }
         if r.text.utf8.count > maxColumnBytes { r.text = note("text", r.text.utf8.count) }
@@ -78,7 +78,7 @@ public struct History {
     }
 
     /// Adds rows, in one transaction; oversized columns are replaced by notes (``bounded(_:)``).
-    public func add(_ rows: [Row]) throws(StoreError) {
+    package func add(_ rows: [Row]) throws(StoreError) {
         guard !rows.isEmpty else { return }
         try database.asHost { () throws(StoreError) in
             try database.inTransaction { () throws(StoreError) in
@@ -94,14 +94,14 @@ public struct History {
     }
 
     /// The payload types present, sorted (what `export --type` can match).
-    public func types() throws(StoreError) -> [String] {
+    package func types() throws(StoreError) -> [String] {
         try database.query("SELECT DISTINCT payload_type FROM scanlua_history ORDER BY payload_type", positional: [], named: [:], limit: .host)
             .compactMap { row in row.first { $0.0 == "payload_type" }.flatMap { if case .text(let t) = $0.1 { return t }; return nil } }
     }
 
     /// Rows in time order, from `since` (an ISO 8601 prefix such as `2026-12-01` or
     /// `2026-12-01T10:00:00Z`) and of one payload type when given, handed over a page at a time.
-    public func rows(since: String?, type: String?, page: Int = 5000, _ body: ([Row]) -> Void) throws(StoreError) {
+    package func rows(since: String?, type: String?, page: Int = 5000, _ body: ([Row]) -> Void) throws(StoreError) {
         var last: Int64 = 0
         while true {
             var condition = "id > ?"

@@ -4,27 +4,27 @@ import Foundation
 /// written here before it is sent (so a crash between send and mark re-sends it with the same
 /// idempotency key), marked delivered once the other side acknowledged it, and otherwise retried
 /// with exponential backoff: by the session while it runs, by `scanlua outbox --flush` after.
-public struct Outbox {
+package struct Outbox {
     /// `pending` is what records and `outbox --list` call queued.
-    public enum State: String, Sendable {
+    package enum State: String, Sendable {
         case pending, delivered, failed
         /// The word records, history and `outbox --list` use.
-        public var word: String { self == .pending ? "queued" : self == .delivered ? "done" : "failed" }
+        package var word: String { self == .pending ? "queued" : self == .delivered ? "done" : "failed" }
     }
 
-    public struct Entry: Sendable {
-        public var id: Int64
-        public var key: String
-        public var rule: String
-        public var kind: String
-        public var target: String
+    package struct Entry: Sendable {
+        package var id: Int64
+        package var key: String
+        package var rule: String
+        package var kind: String
+        package var target: String
         /// The action as its rule returned it (JSON text): what is sent again.
-        public var action: String
-        public var state: State
-        public var attempts: Int
-        public var nextAttempt: Double
-        public var lastError: String?
-        public var created: String
+        package var action: String
+        package var state: State
+        package var attempts: Int
+        package var nextAttempt: Double
+        package var lastError: String?
+        package var created: String
     }
 
     static func schema(_ d: any StoreConnection) -> String { """
@@ -46,13 +46,13 @@ public struct Outbox {
         """
     }
 
-    public let database: any StoreConnection
+    package let database: any StoreConnection
 
-    public init(_ database: any StoreConnection) { self.database = database }
+    package init(_ database: any StoreConnection) { self.database = database }
 
     /// Writes a delivery ahead of its first attempt; returns its entry (an existing one when the
     /// key was queued before, delivered or not).
-    public func add(key: String, rule: String, kind: String, target: String, action: String) throws(StoreError) -> Entry {
+    package func add(key: String, rule: String, kind: String, target: String, action: String) throws(StoreError) -> Entry {
         try database.asHost { () throws(StoreError) in
             try database.query("INSERT INTO scanlua_outbox (key, rule, kind, target, action) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
                                positional: [.text(key), .text(rule), .text(kind), .text(target), .text(action)])
@@ -64,7 +64,7 @@ public struct Outbox {
     }
 
     /// Records an attempt: delivered, to be retried at `retryAt`, or failed for good.
-    public func record(_ id: Int64, state: State, error: String?, responseStatus: Int?, retryAt: Double = 0) throws(StoreError) {
+    package func record(_ id: Int64, state: State, error: String?, responseStatus: Int?, retryAt: Double = 0) throws(StoreError) {
         try database.asHost { () throws(StoreError) in
             try database.query("""
                 UPDATE scanlua_outbox SET state = ?, attempts = attempts + 1, last_error = ?, response_status = ?, next_attempt = ?,
@@ -76,28 +76,28 @@ public struct Outbox {
     }
 
     /// Pending entries whose next attempt is due (all pending ones with `now` = infinity).
-    public func due(now: Double) throws(StoreError) -> [Entry] {
+    package func due(now: Double) throws(StoreError) -> [Entry] {
         try entries(where: "state = 'pending' AND next_attempt <= ?", [.real(now)])
     }
 
     /// Everything not delivered: pending and failed.
-    public func undelivered() throws(StoreError) -> [Entry] {
+    package func undelivered() throws(StoreError) -> [Entry] {
         try entries(where: "state != 'delivered'", [])
     }
 
     /// Entries given up on (`failed`).
-    public func failed() throws(StoreError) -> [Entry] {
+    package func failed() throws(StoreError) -> [Entry] {
         try entries(where: "state = 'failed'", [])
     }
 
     /// Entries still to be delivered (`pending`: records say `queued`).
-    public func queued() throws(StoreError) -> [Entry] {
+    package func queued() throws(StoreError) -> [Entry] {
         try entries(where: "state = 'pending'", [])
     }
 
     /// Queues a failed entry again as if new: its attempts from 0 and its age from now (the
     /// give-up rules start over); false when there is no failed entry `id`.
-    public func requeue(_ id: Int64) throws(StoreError) -> Bool {
+    package func requeue(_ id: Int64) throws(StoreError) -> Bool {
         try database.asHost { () throws(StoreError) in
             try database.query("""
                 UPDATE scanlua_outbox SET state = 'pending', attempts = 0, next_attempt = 0, created = \(database.nowSQL)
@@ -108,7 +108,7 @@ public struct Outbox {
     }
 
     /// Notes why an entry was not attempted (not on the allow-list), without counting an attempt.
-    public func note(_ id: Int64, error: String) throws(StoreError) {
+    package func note(_ id: Int64, error: String) throws(StoreError) {
         try database.asHost { () throws(StoreError) in
             try database.query("UPDATE scanlua_outbox SET last_error = ? WHERE id = ?", positional: [.text(error), .integer(id)])
         }
@@ -116,7 +116,7 @@ public struct Outbox {
 
     /// The state of every entry by idempotency key, with its last error (`scanlua export` shows
     /// a delivery as it ended).
-    public func states() throws(StoreError) -> [String: (state: State, lastError: String?)] {
+    package func states() throws(StoreError) -> [String: (state: State, lastError: String?)] {
         var out: [String: (state: State, lastError: String?)] = [:]
         for row in try database.query("SELECT key, state, last_error FROM scanlua_outbox", positional: [], named: [:], limit: .host) {
             let v = Dictionary(row, uniquingKeysWith: { a, _ in a })
@@ -128,7 +128,7 @@ public struct Outbox {
     }
 
     /// Removes an entry; false when there is none with that id.
-    public func drop(_ id: Int64) throws(StoreError) -> Bool {
+    package func drop(_ id: Int64) throws(StoreError) -> Bool {
         try database.asHost { () throws(StoreError) in
             try database.query("DELETE FROM scanlua_outbox WHERE id = ?", positional: [.integer(id)])
         }

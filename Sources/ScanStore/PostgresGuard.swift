@@ -15,9 +15,9 @@
 ///    Words inside strings, dollar quotes and comments do not count; quoted names do.
 ///
 /// `--trust` (or a config's `trust`) lifts both: trusted scripts are the operator's own code.
-public enum PostgresGuard {
+package enum PostgresGuard {
     /// Roles whose members read or write the server's files or run programs on it.
-    public static let serverRoles = ["pg_execute_server_program", "pg_read_server_files", "pg_write_server_files"]
+    package static let serverRoles = ["pg_execute_server_program", "pg_read_server_files", "pg_write_server_files"]
 
     /// The roles the connected role is or may become that give powers outside its database: one
     /// row per role, its name and what it gives.
@@ -50,7 +50,7 @@ public enum PostgresGuard {
     static let functionPrefixes = ["dblink", "postgres_fdw"]
 
     /// Why a sandboxed script may not run `sql`, or nil.
-    public static func refusal(of sql: String) -> String? {
+    package static func refusal(of sql: String) -> String? {
         let words = tokens(sql)
         func at(_ i: Int) -> String { i >= 0 && i < words.count ? words[i] : "" }
         // `LANGUAGE x` of a function, procedure or DO block (a column may be named language).

@@ -6,33 +6,33 @@ import Foundation
 /// An event's transaction spans several Lua calls (each rule's store calls), so it cannot be one
 /// ``Database/inTransaction(_:)`` closure: while events run (``beginEvents()``), the first store
 /// call of an event begins it (``touch()``) and the event's end commits or rolls it back.
-public final class Store {
-    public let path: String
+package final class Store {
+    package let path: String
     private var database: (any StoreConnection)?
 
     /// Between beginEvents and endEvents: store calls belong to the running event.
     private var eventsRunning = false
 
     /// Untrusted scripts use this store: a PostgreSQL connection is opened sandboxed (``PostgresGuard``).
-    public var sandboxed = false
+    package var sandboxed = false
 
-    public init(path: String, sandboxed: Bool = false) {
+    package init(path: String, sandboxed: Bool = false) {
         self.path = path
         self.sandboxed = sandboxed
     }
 
     /// The path as messages and `store.path()` show it (a server URL without its password).
-    public var displayPath: String { PostgresDatabase.withoutPassword(path) }
+    package var displayPath: String { PostgresDatabase.withoutPassword(path) }
 
     /// The default database: `$XDG_DATA_HOME/scanlua/scanlua.db` (`~/.local/share/scanlua/scanlua.db`).
-    public static var defaultPath: String {
+    package static var defaultPath: String {
         let env = ProcessInfo.processInfo.environment
         let base = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? ".") + "/.local/share")
         return base + "/scanlua/scanlua.db"
     }
 
     /// The connection, opened (and its directory created, and its own tables set up) on first use.
-    public func db() throws(StoreError) -> any StoreConnection {
+    package func db() throws(StoreError) -> any StoreConnection {
         if let database { return database }
         let dir = (path as NSString).deletingLastPathComponent
         if !isServer && !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
@@ -52,14 +52,14 @@ public final class Store {
         return d
     }
 
-    public var isOpen: Bool { database != nil }
+    package var isOpen: Bool { database != nil }
 
     /// Whether the store is a PostgreSQL server (a URL), not an SQLite file.
-    public var isServer: Bool { path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") }
+    package var isServer: Bool { path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") }
 
     /// The connection for a command that only reads or tends what sessions wrote (export,
     /// outbox): a database file that does not exist is refused, not created empty.
-    public func existing() throws(StoreError) -> any StoreConnection {
+    package func existing() throws(StoreError) -> any StoreConnection {
         if !isServer && database == nil && !FileManager.default.fileExists(atPath: path) {
             throw StoreError(code: 14, message: "no such database: nothing was recorded into it yet (scan or watch with --db \(path) create it with the first code they read)", sql: nil)
         }
@@ -67,13 +67,13 @@ public final class Store {
     }
 
     /// Events start running: from now on, each event's store calls are one transaction.
-    public func beginEvents() { eventsRunning = true }
+    package func beginEvents() { eventsRunning = true }
 
     /// No event runs any more (store calls from a report or a test run in autocommit again).
-    public func endEvents() { eventsRunning = false }
+    package func endEvents() { eventsRunning = false }
 
     /// Called before every store call: the running event's transaction begins at its first one.
-    public func touch() throws(StoreError) -> any StoreConnection {
+    package func touch() throws(StoreError) -> any StoreConnection {
         let d = try db()
         if eventsRunning && !d.inTransaction { try d.begin() }
         return d
@@ -81,13 +81,13 @@ public final class Store {
 
     /// Ends the running event's transaction, if it began one: commit, or roll back (a rule failed,
     /// or --dry-run).
-    public func endEvent(commit: Bool) throws(StoreError) {
+    package func endEvent(commit: Bool) throws(StoreError) {
         guard let database, database.inTransaction else { return }
         try database.execute(commit ? "COMMIT" : "ROLLBACK")
     }
 
     /// True the first time `key` is seen (recorded in the current transaction), false after.
-    public func once(_ key: String) throws(StoreError) -> Bool {
+    package func once(_ key: String) throws(StoreError) -> Bool {
         let d = try touch()
         try d.query("INSERT INTO scanlua_once (key) VALUES (?) ON CONFLICT (key) DO NOTHING", positional: [.text(key)])
         return d.changes == 1
@@ -96,7 +96,7 @@ public final class Store {
     /// Applies the numbered migrations not applied yet, each in its own transaction (or the
     /// running event's), in order.
     /// - Returns: the versions applied now.
-    public func migrate(_ migrations: [(version: Int, sql: String)]) throws(StoreError) -> [Int] {
+    package func migrate(_ migrations: [(version: Int, sql: String)]) throws(StoreError) -> [Int] {
         let d = try touch()
         var applied: [Int] = []
         for m in migrations.sorted(by: { $0.version < $1.version }) {

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Which SQL the store's own statements are written in.
-public enum SQLDialect: Sendable {
+package enum SQLDialect: Sendable {
     case sqlite, postgresql
 }
 
 /// A connection the store runs on: SQLite (``Database``, a file) or PostgreSQL
 /// (``PostgresDatabase``, a server shared by many stations). Scripts' SQL is passed through;
 /// `?` and `:name` placeholders work on both.
-public protocol StoreConnection: AnyObject {
+package protocol StoreConnection: AnyObject {
     /// What messages name: the file, or the server's URL without its password.
     var path: String { get }
     var dialect: SQLDialect { get }
@@ -30,18 +30,18 @@ public protocol StoreConnection: AnyObject {
 
 extension StoreConnection {
     @discardableResult
-    public func query(_ sql: String, positional: [SQLValue] = [], named: [String: SQLValue] = [:]) throws(StoreError) -> [[(String, SQLValue)]] {
+    package func query(_ sql: String, positional: [SQLValue] = [], named: [String: SQLValue] = [:]) throws(StoreError) -> [[(String, SQLValue)]] {
         try query(sql, positional: positional, named: named, limit: .standard)
     }
 
     @discardableResult
-    public func query(_ sql: String, positional: [SQLValue] = [], limit: Database.ResultLimit) throws(StoreError) -> [[(String, SQLValue)]] {
+    package func query(_ sql: String, positional: [SQLValue] = [], limit: Database.ResultLimit) throws(StoreError) -> [[(String, SQLValue)]] {
         try query(sql, positional: positional, named: [:], limit: limit)
     }
 
     /// Runs `body` in one write transaction: commits when it returns, rolls back when it throws.
     /// Inside an open transaction it just runs `body`.
-    public func inTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    package func inTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         if inTransaction { return try body() }
         try begin()
         do {
@@ -66,7 +66,7 @@ extension StoreConnection {
 /// Opens the store's connection: a `postgresql://` or `postgres://` URL is a PostgreSQL server,
 /// anything else an SQLite file. `sandboxed`: untrusted scripts will use it (SQLite's authorizer
 /// is always on; PostgreSQL gets ``PostgresGuard``).
-public func openStoreConnection(_ path: String, sandboxed: Bool = false) throws(StoreError) -> any StoreConnection {
+package func openStoreConnection(_ path: String, sandboxed: Bool = false) throws(StoreError) -> any StoreConnection {
     if path.hasPrefix("postgresql://") || path.hasPrefix("postgres://") { return try PostgresDatabase(url: path, sandboxed: sandboxed) }
     return try Database(path: path)
 }

@@ -9,17 +9,7 @@ struct ScriptLoadFailure: Error {
 
 /// The engine the script options ask for: config, shipped handlers, --scripts, --script.
 func makeEngine(_ o: OptionValues, _ adjust: (inout ScriptOptions) -> Void = { _ in }) throws(ScriptLoadFailure) -> ScriptEngine {
-    var options = ScriptOptions()
-    options.scripts = o.strings("script")
-    options.scriptDirectories = o.strings("scripts")
-    options.config = o.string("config")
-    options.defaultScripts = o.bool("default_scripts") ?? true
-    options.limits.trust = o.bool("trust") ?? false
-    if let n = o.int("instruction_limit") { options.limits.instructionLimit = n }
-    if let n = o.int("memory_limit") { options.limits.memoryLimit = n }
-    if let n = o.int("max_failures") { options.limits.maxFailures = n }
-    options.database = o.string("db")
-    options.disabled = o.strings("disable")
+    var options = ScriptOptions(o)
     adjust(&options)
     do { return try ScriptSetup.makeEngine(options) } catch { throw ScriptLoadFailure(error: error) }
 }

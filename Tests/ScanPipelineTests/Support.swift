@@ -89,7 +89,7 @@ class PipelineTestCase: XCTestCase {
         options.defaultScripts = false
         options.database = database
         options.config = dir.appendingPathComponent("config.lua").path
-        options.scripts = [path]
+        options.loads = [.file(path)]
         options.limits.trust = trust
         let engine = try ScriptSetup.makeEngine(options)
         engine.log = { [unowned self] in self.logged.append($0) }

@@ -1,13 +1,13 @@
 /// The actions rules may return, as data, for the host to carry out: the one list that the
 /// prelude's check, the action runner and the docs' table come from.
-public enum ActionType: String, CaseIterable, Sendable {
+package enum ActionType: String, CaseIterable, Sendable {
     case append
     case stop
     case http
     case mqtt
 
     /// Its fields, for docs and errors.
-    public var fields: String {
+    package var fields: String {
         switch self {
         case .append: return "`path`, `line`"
         case .stop: return ""
@@ -17,7 +17,7 @@ public enum ActionType: String, CaseIterable, Sendable {
     }
 
     /// What it does, for docs.
-    public var effect: String {
+    package var effect: String {
         switch self {
         case .append: return "appends `line` and a newline to `path`; relative paths below the working directory only, unless `--trust`"
         case .stop: return "ends the scan after the current image (stop-after-first)"

@@ -2,7 +2,7 @@ import Foundation
 
 extension Array where Element == UInt8 {
     /// Standard base64 with padding, as records carry `bytes`.
-    public var base64: String {
+    package var base64: String {
         var out: [UInt8] = []
         Base64.encode(self, to: &out)
         return String(decoding: out, as: UTF8.self)
@@ -10,10 +10,10 @@ extension Array where Element == UInt8 {
 }
 
 /// Standard base64 (RFC 4648, with padding), written straight into a byte buffer.
-public enum Base64 {
+package enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    public static func encode(_ bytes: [UInt8], to out: inout [UInt8]) {
+    package static func encode(_ bytes: [UInt8], to out: inout [UInt8]) {
         out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
         var i = 0
         let n = bytes.count

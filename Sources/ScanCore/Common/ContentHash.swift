@@ -5,8 +5,8 @@ import Foundation
 /// whenever the same bytes are scanned again. Not a cryptographic hash (an attacker who can
 /// write into the folder has simpler ways to disturb it); two multiply-xorshift lanes over
 /// 8-byte words, fast enough to run on every image file.
-public enum ContentHash {
-    public static func hex(_ data: Data) -> String {
+package enum ContentHash {
+    package static func hex(_ data: Data) -> String {
         var a: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(data.count), b: UInt64 = 0xC2B2_AE3D_27D4_EB4F &+ UInt64(data.count)
         data.withUnsafeBytes { raw in
             var i = 0

@@ -1,5 +1,5 @@
 /// A JSON value whose objects keep their key order, so records print the same way every time.
-public enum JSON: Equatable, Sendable {
+package enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -10,7 +10,7 @@ public enum JSON: Equatable, Sendable {
     /// JSON text already written (a payload encoded straight from Lua), copied out as it is.
     case raw(ArraySlice<UInt8>)
 
-    public static func == (a: JSON, b: JSON) -> Bool {
+    package static func == (a: JSON, b: JSON) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
@@ -28,7 +28,7 @@ public enum JSON: Equatable, Sendable {
     }
 
     /// The value under `key` of an object (the first, if repeated), else nil.
-    public subscript(key: String) -> JSON? {
+    package subscript(key: String) -> JSON? {
         switch self {
         case .object(let pairs): return pairs.first { $0.0 == key }?.1
         case .raw(let text): return JSON(parsing: text)?[key]
@@ -37,14 +37,14 @@ public enum JSON: Equatable, Sendable {
     }
 
     /// Compact JSON text on one line (NDJSON-safe: newlines inside strings are escaped).
-    public var serialized: String {
+    package var serialized: String {
         var out: [UInt8] = []
         write(to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends the compact JSON text as UTF-8 bytes (the fast path for output).
-    public func write(to out: inout [UInt8]) {
+    package func write(to out: inout [UInt8]) {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
@@ -74,7 +74,7 @@ public enum JSON: Equatable, Sendable {
     /// A double as JSON text, exactly as the C encoder of Lua payloads writes it (lua_shims.c,
     /// `jnumber`): integral values below 1e15 as integers, others in the fewest of 15, 16 or 17
     /// significant digits that read back as the same double; NaN and infinities as null.
-    public static func numberText(_ d: Double) -> String {
+    package static func numberText(_ d: Double) -> String {
         guard d.isFinite else { return "null" }  // JSON has no NaN or infinity
         if abs(d) < 1e15, d == d.rounded(.towardZero) { return String(Int64(d)) }
         for precision in 15...17 {
@@ -87,7 +87,7 @@ public enum JSON: Equatable, Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Escapes quotes, backslashes, C0/C1 controls, DEL, U+2028 and U+2029 (line breaks to some readers).
-    public static func writeString(_ s: String, to out: inout [UInt8]) {
+    package static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in

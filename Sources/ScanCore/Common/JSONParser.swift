@@ -2,7 +2,7 @@ extension JSON {
     /// Parses JSON text, keeping each object's key order (JSONSerialization does not).
     /// Numbers without a fraction or exponent that fit an Int are `.int`.
     /// - Returns: nil when `bytes` is not one JSON value (with nothing but white space after it).
-    public init?<C: Collection>(parsing bytes: C) where C.Element == UInt8 {
+    package init?<C: Collection>(parsing bytes: C) where C.Element == UInt8 {
         var p = JSONReader(Array(bytes))
         guard let v = p.value(depth: 0) else { return nil }
         p.skipSpace()

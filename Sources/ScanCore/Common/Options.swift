@@ -1,10 +1,10 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
 /// group get an option added to it).
-public enum OptionGroup: String, CaseIterable, Sendable {
+package enum OptionGroup: String, CaseIterable, Sendable {
     case output, decoding, session, stream, preview, scripts, simulate, bench, run, trust, outbox, export, batch, queue, test
 
     /// Its name in usage lines and help headings (`[script options]`, `SCRIPT OPTIONS:`).
-    public var title: String { self == .scripts ? "script" : rawValue }
+    package var title: String { self == .scripts ? "script" : rawValue }
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -12,8 +12,8 @@ public enum OptionGroup: String, CaseIterable, Sendable {
 /// ``Option/registry`` is the one list: flag parsing, `--help`, the config's `scan.options`
 /// (the prelude's table and its type checks), and the tables of docs/lua-api.md and the LuaLS
 /// annotations come from it or are checked against it by tests.
-public struct Option: Sendable {
-    public enum Kind: Sendable, Equatable {
+package struct Option: Sendable {
+    package enum Kind: Sendable, Equatable {
         /// A switch: present means true (or false for a `negated` switch such as --no-default-scripts).
         case flag
         /// A whole number in a range.
@@ -29,26 +29,26 @@ public struct Option: Sendable {
     }
 
     /// The setting's name: its `scan.options` key when ``config`` is set.
-    public let name: String
-    public let flag: String
-    public let kind: Kind
+    package let name: String
+    package let flag: String
+    package let kind: Kind
     /// The value's placeholder in `--help` (`N`, `FILE`, ...); empty for a switch.
-    public let metavar: String
-    public let help: String
+    package let metavar: String
+    package let help: String
     /// Whether a config's `scan.options` may set it (the command line wins over the config).
-    public let config: Bool
+    package let config: Bool
     /// A switch that turns the setting off (`--no-default-scripts` sets `default_scripts = false`).
-    public let negated: Bool
+    package let negated: Bool
     /// The flag's value times this is the setting's value (`--memory-limit` is MiB, the setting bytes).
-    public let scale: Int
+    package let scale: Int
     /// What the setting means in a config, where that reads differently from the flag's help.
-    public let configHelp: String?
+    package let configHelp: String?
     /// Comma-separated names on the command line, which a config may give as a list of strings.
-    public let namesList: Bool
+    package let namesList: Bool
     /// A one-letter spelling (`-q`), if it has one.
-    public let short: String?
+    package let short: String?
     /// Its section of the registry.
-    public private(set) var group: OptionGroup = .output
+    package private(set) var group: OptionGroup = .output
 
     func `in`(_ group: OptionGroup) -> Option {
         var o = self
@@ -57,12 +57,12 @@ public struct Option: Sendable {
     }
 
     /// The names of the options in these groups, in registry order.
-    public static func names(in groups: [OptionGroup]) -> [String] {
+    package static func names(in groups: [OptionGroup]) -> [String] {
         registry.filter { groups.contains($0.group) }.map(\.name)
     }
 
     /// What docs/lua-api.md and the LuaLS annotations say the config setting does.
-    public var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
+    package var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
 
     init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
          scale: Int = 1, names: Bool = false, configHelp: String? = nil, short: String? = nil, _ help: String) {
@@ -80,7 +80,7 @@ public struct Option: Sendable {
     }
 
     /// The Lua type a config value must have: `boolean`, `number` or `string`.
-    public var luaType: String {
+    package var luaType: String {
         switch kind {
         case .flag: return "boolean"
         case .integer, .number: return "number"
@@ -89,12 +89,12 @@ public struct Option: Sendable {
     }
 
     /// Where help texts start, and how wide help is (every line of `scanlua help`, its notes too).
-    public static let helpColumn = 26, helpWidth = 100
+    package static let helpColumn = 26, helpWidth = 100
 
     /// The `--help` line(s): flag and placeholder, then the help text in a column, wrapped at
     /// ``helpWidth``. A flag too wide for its column (two spaces at least before the text) gets
     /// a line of its own.
-    public var helpLine: String {
+    package var helpLine: String {
         let head = "  " + (short.map { $0 + ", " } ?? "") + flag + (metavar.isEmpty ? "" : " " + metavar)
         let indent = String(repeating: " ", count: Self.helpColumn)
         let lines = Self.wrap(help, width: Self.helpWidth - Self.helpColumn)
@@ -108,7 +108,7 @@ public struct Option: Sendable {
     /// text was cut to fit an older column, so they are joined again, except before a line that
     /// starts a labelled part (`text: ...`). Lines break at spaces, and inside a long list after
     /// a comma.
-    public static func wrap(_ text: String, width: Int) -> [String] {
+    package static func wrap(_ text: String, width: Int) -> [String] {
         var paragraphs: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let startsPart = line.range(of: #"^[a-z]+: [A-Za-z]"#, options: .regularExpression) != nil
@@ -140,7 +140,7 @@ public struct Option: Sendable {
     /// Checks a value (from the command line after scaling, or from a config) against the kind.
     /// `fromFlag`: the range is said in the flag's unit (MiB for --memory-limit), else the setting's.
     /// - Returns: the reason it is refused, or nil.
-    public func check(_ value: JSON, fromFlag: Bool = false) -> String? {
+    package func check(_ value: JSON, fromFlag: Bool = false) -> String? {
         let scale = fromFlag ? self.scale : 1
         switch (kind, value) {
         case (.flag, .bool): return nil
@@ -159,7 +159,7 @@ public struct Option: Sendable {
     }
 
     /// The setting's value from a flag's text (scaled), or the reason it is refused.
-    public func parse(_ text: String) -> Result<JSON, OptionError> {
+    package func parse(_ text: String) -> Result<JSON, OptionError> {
         let value: JSON
         switch kind {
         case .flag: value = .bool(!negated)
@@ -177,18 +177,18 @@ public struct Option: Sendable {
 }
 
 /// A flag or config value that does not fit its option.
-public struct OptionError: Error, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
+package struct OptionError: Error, CustomStringConvertible {
+    package let message: String
+    package init(_ message: String) { self.message = message }
     init(invalid text: String, for flag: String, _ reason: String) {
         message = "invalid value '\(text)' for '\(flag)': \(reason)"
     }
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension Option {
     /// Every option of every command. Commands name the ones they take; a name is its id.
-    public static let registry: [Option] = [
+    package static let registry: [Option] = [
         // How records are printed
         (OptionGroup.output, [
             Option("format", "--format", .choice(["ndjson", "text"]), "ndjson|text",
@@ -372,52 +372,52 @@ extension Option {
     private static let byName: [String: Option] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
 
     /// The option with this name; a name missing from the registry is a programming error.
-    public static func named(_ name: String) -> Option {
+    package static func named(_ name: String) -> Option {
         guard let o = byName[name] else { preconditionFailure("option '\(name)' is not in Option.registry") }
         return o
     }
 
     /// The options a config's `scan.options` may set, in registry order.
-    public static var configurable: [Option] { registry.filter(\.config) }
+    package static var configurable: [Option] { registry.filter(\.config) }
 }
 
 /// The options of one command, as given on its command line: name -> value (lists as arrays).
-public struct OptionValues: Sendable {
-    public private(set) var values: [String: JSON] = [:]
-    public init() {}
+package struct OptionValues: Sendable {
+    package private(set) var values: [String: JSON] = [:]
+    package init() {}
 
-    public subscript(name: String) -> JSON? {
+    package subscript(name: String) -> JSON? {
         get { values[name] }
         set { values[name] = newValue }
     }
 
-    public mutating func append(_ name: String, _ value: JSON) {
+    package mutating func append(_ name: String, _ value: JSON) {
         if case .array(var items)? = values[name] { items.append(value); values[name] = .array(items) } else { values[name] = .array([value]) }
     }
 
-    public func string(_ name: String) -> String? { if case .string(let s)? = values[name] { return s }; return nil }
-    public func bool(_ name: String) -> Bool? { if case .bool(let b)? = values[name] { return b }; return nil }
-    public func int(_ name: String) -> Int? {
+    package func string(_ name: String) -> String? { if case .string(let s)? = values[name] { return s }; return nil }
+    package func bool(_ name: String) -> Bool? { if case .bool(let b)? = values[name] { return b }; return nil }
+    package func int(_ name: String) -> Int? {
         switch values[name] {
         case .int(let n)?: return n
         case .double(let d)? where d == d.rounded() && abs(d) < 9e18: return Int(d)
         default: return nil
         }
     }
-    public func double(_ name: String) -> Double? {
+    package func double(_ name: String) -> Double? {
         switch values[name] {
         case .double(let d)?: return d
         case .int(let n)?: return Double(n)
         default: return nil
         }
     }
-    public func strings(_ name: String) -> [String] {
+    package func strings(_ name: String) -> [String] {
         guard case .array(let items)? = values[name] else { return [] }
         return items.compactMap { if case .string(let s) = $0 { return s }; return nil }
     }
 
     /// These values, with `other`'s for the names these do not have (the command line over the config).
-    public func filling(from other: OptionValues) -> OptionValues {
+    package func filling(from other: OptionValues) -> OptionValues {
         var out = self
         for (k, v) in other.values where out.values[k] == nil { out.values[k] = v }
         return out

@@ -22,7 +22,7 @@ import Synchronization
 /// **The time budget** (`--time-budget`, per image): checked between passes; once it is spent,
 /// the passes left are skipped and the record says which in its `warnings`. One decoder call
 /// is not interrupted, so an image costs at most the budget and one pass.
-public final class DecodePlan {
+package final class DecodePlan {
     /// This worker's decoder instances, in the list's order.
     private let workers: [FrameDecoder]
     private let list: DecoderList
@@ -43,17 +43,17 @@ public final class DecodePlan {
     /// (The skewed-DataMatrix photos' 14x14 codes are 50-77 pixels there; the 12 MP bench
     /// photo's QR code 109 and its EAN-13 243.) A video frame keeps the small pass's reading (the
     /// next frame has another chance).
-    public static let smallCodeBelow = 96
+    package static let smallCodeBelow = 96
 
     /// Whether a code the small pass found (points in full-size pixels, the pass at 1/`k`) is small there.
-    public static func hasSmallCodes(_ symbols: [Symbol], k: Int) -> Bool {
+    package static func hasSmallCodes(_ symbols: [Symbol], k: Int) -> Bool {
         symbols.contains { max($0.bbox.width, $0.bbox.height) / max(k, 1) < smallCodeBelow }
     }
 
     /// - Parameters: `list`: the session's decoders (this plan makes its own instances of the
     ///   worker decoders); `pixels`: the budget shared by every worker; `timeBudget`: seconds per
     ///   image (nil: none).
-    public init(list: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil, pyramid: Pyramid = Pyramid(effort: .balanced),
+    package init(list: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil, pyramid: Pyramid = Pyramid(effort: .balanced),
                 stillOrder: StillOrder = .together, keepFrames: Bool = false, timeBudget: TimeInterval? = nil,
                 pixels: PixelBudget = PixelBudget(capacity: PixelBudget.shared)) {
         self.list = list
@@ -72,7 +72,7 @@ public final class DecodePlan {
 
     /// Loads the item if it is a file and reads it as the plan says. `arrival`: when the source
     /// handed it over.
-    public func decode(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
+    package func decode(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
         var held = 0
         defer { pixels.release(held) }
         let clock = TimeBudget(budget: timeBudget)
@@ -200,7 +200,7 @@ public final class DecodePlan {
 
     /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and
     /// QR version): then smaller codes in the frame may have been too fine to read at that scale.
-    public static func hasTinyModules(_ symbols: [Symbol], k: Int) -> Bool {
+    package static func hasTinyModules(_ symbols: [Symbol], k: Int) -> Bool {
         symbols.contains { s in
             guard s.symbology.rawValue == "qrcode", let v = s.version.flatMap(Int.init), v >= 1 else { return false }
             let modules = Double(17 + 4 * v)
@@ -211,7 +211,7 @@ public final class DecodePlan {
     /// Images over this many pixels are read at full size in tiles (with the time budget asked
     /// between them): zxing-cpp's time grows faster than the pixels on some images (a 49 MP
     /// grid of QR finder patterns: 85 s in one call), so one call must stay small enough.
-    public static let tiledAbove = 16_000_000
+    package static let tiledAbove = 16_000_000
     /// Tiles are at most 2048 pixels a side. After a small pass they overlap by 256: a code up
     /// to 256 pixels wide lies whole in one of them, and larger ones are read by the small pass.
     /// Without one (`thorough`, a region in pixels) they overlap by half a tile, so a code up to
@@ -280,7 +280,7 @@ public final class DecodePlan {
 }
 
 /// How an image file (one chance per photo) goes through the fallback decoders.
-public enum StillOrder: Sendable, Equatable {
+package enum StillOrder: Sendable, Equatable {
     /// Every decoder on every image (`--effort thorough`).
     case together
     /// The fallback decoders where the main ones found nothing, or only codes the fallback ones

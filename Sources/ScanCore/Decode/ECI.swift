@@ -1,7 +1,7 @@
 /// Extended Channel Interpretation: the charset a code declares (ISO/IEC 15424, AIM ECI).
-public enum ECI {
+package enum ECI {
     /// The charset name records use for an ECI number (`eci-N` for the rest).
-    public static func charsetName(_ eci: Int) -> String {
+    package static func charsetName(_ eci: Int) -> String {
         switch eci {
         case 0, 2: return "cp437"
         case 1, 3: return "iso-8859-1"
@@ -54,7 +54,7 @@ public enum ECI {
     /// backslash), each stretch converted from its charset; before the first designator,
     /// ISO-8859-1. Returns the text and the ECIs it switched to, or nil when a stretch does not
     /// convert.
-    public static func decode(_ stream: [UInt8]) -> (text: String, ecis: [Int])? {
+    package static func decode(_ stream: [UInt8]) -> (text: String, ecis: [Int])? {
         var text = "", ecis: [Int] = [], current: [UInt8] = [], charset = "ISO-8859-1"
         func flush() -> Bool {
             defer { current = [] }

@@ -2,51 +2,51 @@
 ///
 /// Decoders are a list (``DecoderList``): zbar, the next backend and Lua decoders each enter
 /// it once, and every source's frames go through all of them.
-public protocol FrameDecoder: AnyObject {
+package protocol FrameDecoder: AnyObject {
     /// The symbols in `image`, inside `region` when one is set.
     func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol]
 }
 
 /// The decoders of a session, in the order they run on each frame.
-public struct DecoderList {
+package struct DecoderList {
     /// Decoders made once per worker thread and run there, frames in parallel (a zbar scanner is
     /// not thread-safe, so each worker owns one).
-    public private(set) var workerFactories: [@Sendable () -> FrameDecoder] = []
+    package private(set) var workerFactories: [@Sendable () -> FrameDecoder] = []
     /// For each worker decoder: whether it runs only when the others found nothing in the frame
     /// (a cheaper cascade for `--effort fast`).
-    public private(set) var fallback: [Bool] = []
+    package private(set) var fallback: [Bool] = []
     /// For each worker decoder: whether a frame the scale pyramid decoded small first gets it
     /// only in that small pass, not again at full size (zbar: a full scan of 12 MP costs it half
     /// a second, and on the BoofCV photos it read nothing there that zxing-cpp had not).
-    public private(set) var smallPassOnly: [Bool] = []
+    package private(set) var smallPassOnly: [Bool] = []
     /// Decoders run on the session's thread after the worker decoders (Lua decoders share the
     /// one lua_State); they need the frame kept until then.
-    public private(set) var sessionDecoders: [FrameDecoder] = []
+    package private(set) var sessionDecoders: [FrameDecoder] = []
     /// Symbologies whose readings alone send an image file to the fallback decoders too (the
     /// `recheck` order): zbar reads EAN/UPC codes zxing-cpp misreads.
-    public var recheck: Set<String> = []
+    package var recheck: Set<String> = []
     /// The retry passes for still images (one instance per worker), when zxing-cpp is on.
-    public var retries: (@Sendable () -> StillRetries)?
+    package var retries: (@Sendable () -> StillRetries)?
     /// The gray-level EAN/UPC reader, for still images where no EAN/UPC code was read.
-    public var grayLinear: GrayLinear?
+    package var grayLinear: GrayLinear?
 
-    public init() {}
+    package init() {}
 
-    public mutating func addWorker(fallback: Bool = false, smallPassOnly: Bool = false, _ make: @escaping @Sendable () -> FrameDecoder) {
+    package mutating func addWorker(fallback: Bool = false, smallPassOnly: Bool = false, _ make: @escaping @Sendable () -> FrameDecoder) {
         workerFactories.append(make)
         self.fallback.append(fallback)
         self.smallPassOnly.append(smallPassOnly)
     }
-    public mutating func addSession(_ decoder: FrameDecoder) { sessionDecoders.append(decoder) }
+    package mutating func addSession(_ decoder: FrameDecoder) { sessionDecoders.append(decoder) }
 
     /// One instance of every worker decoder, for one thread.
-    public func makeWorkerDecoders() -> [FrameDecoder] { workerFactories.map { $0() } }
+    package func makeWorkerDecoders() -> [FrameDecoder] { workerFactories.map { $0() } }
 }
 
 extension GrayImage {
     /// Runs `decode` on the part of the image inside `region` (all of it when nil) and moves the
     /// symbols' points back to frame coordinates. A region outside the frame finds nothing.
-    public func decode(inside region: Region?, _ decode: (GrayImage) -> [Symbol]) -> [Symbol] {
+    package func decode(inside region: Region?, _ decode: (GrayImage) -> [Symbol]) -> [Symbol] {
         guard let region else { return decode(self) }
         guard let box = region.box(inWidth: width, height: height) else { return [] }
         return decode(cropped(to: box)).map { $0.offset(dx: box.x, dy: box.y) }

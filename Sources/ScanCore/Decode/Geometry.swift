@@ -24,7 +24,7 @@ enum Geometry {
 
 extension Symbol {
     /// The outline of a set of points: see ``Geometry/outline(_:)``.
-    public static func outline(_ points: [Point]) -> [Point] { Geometry.outline(points) }
+    package static func outline(_ points: [Point]) -> [Point] { Geometry.outline(points) }
 
     /// zbar reports an EAN-2/EAN-5 add-on as a symbol of its own. Each add-on is also attached
     /// (as `addon`) to the EAN/UPC code printed just left of it on the same rows; both stay in the list.

@@ -24,14 +24,14 @@ import Foundation
 /// After Gallo & Manduchi, "Reading 1D barcodes with mobile phones using deformable templates"
 /// (TPAMI 2011), with a blurred-template comparison as in Chen et al. (TIP 2014); see
 /// ../shared/research/photos-1d.md. Pure Swift, stateless: one instance may serve any thread.
-public struct GrayLinear: Sendable {
+package struct GrayLinear: Sendable {
     /// The formats it reads.
-    public enum Format: Sendable { case ean13, ean8 }
+    package enum Format: Sendable { case ean13, ean8 }
 
     /// Which of ean13/upca/ean8 are wanted (a UPC-A is an EAN-13 with a leading 0).
-    public var ean13 = true, upca = true, ean8 = true
+    package var ean13 = true, upca = true, ean8 = true
 
-    public init(symbologies: Set<Symbology>) {
+    package init(symbologies: Set<Symbology>) {
         ean13 = symbologies.contains(Symbology(rawValue: "ean13"))
         upca = symbologies.contains(Symbology(rawValue: "upca"))
         // EAN-8 (no parity pattern, half the digits) stays off: on blurred
@@ -40,21 +40,21 @@ public struct GrayLinear: Sendable {
         ean8 = false
     }
 
-    public var readsSomething: Bool { ean13 || upca || ean8 }
+    package var readsSomething: Bool { ean13 || upca || ean8 }
 
     /// A region that looks like a linear code: its centre, scan direction and half extents, in
     /// full-image pixels.
-    public struct Candidate: Equatable, Sendable {
-        public var cx: Double, cy: Double
+    package struct Candidate: Equatable, Sendable {
+        package var cx: Double, cy: Double
         /// The unit vector across the bars.
-        public var dx: Double, dy: Double
-        public var halfLength: Double, halfHeight: Double
+        package var dx: Double, dy: Double
+        package var halfLength: Double, halfHeight: Double
     }
 
     /// Every EAN/UPC code it reads in `image`, with `deadline` checked between candidates.
     /// `done`: boxes of codes other decoders read there already; candidates centred in one are
     /// skipped (a Code 128 read is not read again as a candidate EAN).
-    public func decode(_ image: GrayImage, skipping done: [Box] = [], deadline: DispatchTime = .distantFuture) -> [Symbol] {
+    package func decode(_ image: GrayImage, skipping done: [Box] = [], deadline: DispatchTime = .distantFuture) -> [Symbol] {
         guard readsSomething, image.width >= 40, image.height >= 20 else { return [] }
         var symbols: [Symbol] = []
         for c in candidates(in: image) {
@@ -67,7 +67,7 @@ public struct GrayLinear: Sendable {
 
     /// Whether `image` (a copy at 1/`k` size) shows a candidate whose centre lies in none of
     /// `done` (full-size boxes of codes read): worth decoding the full-size image for.
-    public func hasCandidates(in image: GrayImage, scale k: Int, skipping done: [Box]) -> Bool {
+    package func hasCandidates(in image: GrayImage, scale k: Int, skipping done: [Box]) -> Bool {
         guard readsSomething, image.width >= 40, image.height >= 20 else { return false }
         return candidates(in: image).contains { c in
             let x = c.cx * Double(k), y = c.cy * Double(k)
@@ -80,7 +80,7 @@ public struct GrayLinear: Sendable {
     static let block = 12
 
     /// Candidate regions: coherent-gradient blocks of the image (reduced to about 1 MP), joined.
-    public func candidates(in image: GrayImage) -> [Candidate] {
+    package func candidates(in image: GrayImage) -> [Candidate] {
         var k = 1
         while image.width / k * (image.height / k) > 1_300_000 { k += 1 }
         let small = image.reduced(by: k)

@@ -14,18 +14,18 @@ import Dispatch
 /// `--effort thorough` runs every pass on every still image. On images
 /// of more than 2 megapixels the retries look for QR codes only (an all-formats read of 12 MP
 /// costs ten times as much); smaller ones for every wanted format when nothing was read.
-public final class StillRetries {
+package final class StillRetries {
     private let every: ZXingDecoder
     /// QR only, with failed detections reported (the trigger); nil when QR codes are not wanted.
     private let qr: ZXingDecoder?
     private let thorough: Bool
 
-    public static let darkBelow = 40
-    public static let largePixels = 2_000_000
+    package static let darkBelow = 40
+    package static let largePixels = 2_000_000
     private static let brighten = GrayImage.gammaTable(0.5)
     private static let darken = GrayImage.gammaTable(1.5)
 
-    public init(symbologies: Set<Symbology>, effort: Effort) {
+    package init(symbologies: Set<Symbology>, effort: Effort) {
         every = ZXingDecoder(symbologies: symbologies, effort: .balanced)
         let qrcode = Symbology(rawValue: "qrcode")
         qr = symbologies.contains(qrcode) ? ZXingDecoder(symbologies: [qrcode], effort: .balanced, reportFailures: true) : nil
@@ -33,12 +33,12 @@ public final class StillRetries {
     }
 
     /// What is open after the first read.
-    public struct Open: Equatable, Sendable {
-        public var dark = false
-        public var nothingRead = false
-        public var failedQR = false
-        public var any: Bool { dark || nothingRead || failedQR }
-        public init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false) {
+    package struct Open: Equatable, Sendable {
+        package var dark = false
+        package var nothingRead = false
+        package var failedQR = false
+        package var any: Bool { dark || nothingRead || failedQR }
+        package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false) {
             self.dark = dark
             self.nothingRead = nothingRead
             self.failedQR = failedQR
@@ -47,7 +47,7 @@ public final class StillRetries {
 
     /// Checks `image` (the frame at 1/`k` size) against what was read there (`found`, in
     /// full-size coordinates): returns what is open, and QR codes the check itself read.
-    public func check(_ image: GrayImage, k: Int, found: [Symbol], region: Region?) -> (open: Open, read: [Symbol]) {
+    package func check(_ image: GrayImage, k: Int, found: [Symbol], region: Region?) -> (open: Open, read: [Symbol]) {
         var open = Open()
         open.dark = image.medianBrightness() < Self.darkBelow
         open.nothingRead = found.isEmpty
@@ -65,7 +65,7 @@ public final class StillRetries {
 
     /// The passes for what is `open`, on the full-size `image`: the symbols they read, and
     /// whether `deadline` (the image's time budget) cut some passes.
-    public func retry(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime? = nil) -> ([Symbol], skipped: Bool) {
+    package func retry(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime? = nil) -> ([Symbol], skipped: Bool) {
         guard open.any else { return ([], false) }
         let large = image.width * image.height > Self.largePixels
         let decoder = large || !open.nothingRead ? (qr ?? every) : every
@@ -89,7 +89,7 @@ public final class StillRetries {
 
 extension Box {
     /// Whether the two boxes share any pixel.
-    public func intersects(_ o: Box) -> Bool {
+    package func intersects(_ o: Box) -> Bool {
         x < o.x + o.width && o.x < x + width && y < o.y + o.height && o.y < y + height
     }
 }

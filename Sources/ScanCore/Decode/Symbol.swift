@@ -1,19 +1,19 @@
 /// A point in source-image pixels.
-public struct Point: Equatable, Sendable {
-    public var x: Int
-    public var y: Int
-    public init(x: Int, y: Int) { self.x = x; self.y = y }
+package struct Point: Equatable, Sendable {
+    package var x: Int
+    package var y: Int
+    package init(x: Int, y: Int) { self.x = x; self.y = y }
 }
 
 /// An axis-aligned box in source-image pixels.
-public struct Box: Equatable, Sendable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
+package struct Box: Equatable, Sendable {
+    package var x: Int, y: Int, width: Int, height: Int
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x; self.y = y; self.width = width; self.height = height
     }
 
     /// The smallest box holding every point (zero-sized when there are none).
-    public init(enclosing points: [Point]) {
+    package init(enclosing points: [Point]) {
         guard let first = points.first else { self.init(x: 0, y: 0, width: 0, height: 0); return }
         var minX = first.x, maxX = first.x, minY = first.y, maxY = first.y
         for p in points {
@@ -25,56 +25,56 @@ public struct Box: Equatable, Sendable {
 }
 
 /// One decoded code: its symbology, the payload bytes exactly as encoded, and where it was.
-public struct Symbol: Equatable, Sendable {
-    public var symbology: Symbology
+package struct Symbol: Equatable, Sendable {
+    package var symbology: Symbology
     /// The payload exactly as encoded (QR is read in binary mode, so no charset conversion happened).
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// Best-effort UTF-8 text of `bytes`; `charset` says what was assumed.
-    public var text: String
+    package var text: String
     /// `utf-8`, `big5`, `gb18030`, `shift_jis`, `iso-8859-1` or `binary` (see ``TextDecoding``).
-    public var charset: String
+    package var charset: String
     /// Where the code is: a QR code's four corners as zbar gives them; for linear codes the convex
     /// hull of zbar's scan locations (which are edge points, not a polygon).
-    public var points: [Point]
-    public var bbox: Box
+    package var points: [Point]
+    package var bbox: Box
     /// `up`, `right`, `down`, `left` or `unknown`, as zbar reports it.
-    public var orientation: String
+    package var orientation: String
     /// zbar's relative quality (higher is better; for QR, 1).
-    public var quality: Int
+    package var quality: Int
     /// `gs1` when the data starts with FNC1, `aim` when an AIM application indicator is present.
-    public var modifiers: [String]
+    package var modifiers: [String]
     /// For an EAN/UPC code with an EAN-2/EAN-5 add-on: the add-on digits.
-    public var addon: String?
+    package var addon: String?
     /// Which decoder read it: `zbar`, `zxing`, `zbar+zxing` when both did, or `lua`.
-    public var decoder = ""
+    package var decoder = ""
     /// The AIM symbology identifier (ISO/IEC 15424), e.g. `]Q1`, when the decoder gives it.
-    public var symbologyID: String?
+    package var symbologyID: String?
     /// Error-correction level and version (size) as the decoder names them, e.g. `H` and `3`.
-    public var ecLevel: String?
-    public var version: String?
+    package var ecLevel: String?
+    package var version: String?
     /// The code was read white-on-black / as a mirror image.
-    public var inverted: Bool?
-    public var mirrored: Bool?
+    package var inverted: Bool?
+    package var mirrored: Bool?
     /// The ECI the code declared for its text (then `text` follows it and `charset` names it).
-    public var eci: Int?
+    package var eci: Int?
     /// For a part of a structured-append sequence: its index (0-based), the number of parts, and
     /// the id the parts share.
-    public var sequence: Sequence?
+    package var sequence: Sequence?
     /// For the whole message of a structured-append sequence: how many parts were joined.
-    public var joinedParts: Int?
+    package var joinedParts: Int?
     /// For a structured-append part: its payload with the ECI designators in it (`\NNNNNN`,
     /// a literal backslash doubled), so the joined message follows charset changes between parts.
-    public var eciPayload: [UInt8]?
+    package var eciPayload: [UInt8]?
 
     /// One part of a structured-append sequence.
-    public struct Sequence: Equatable, Sendable {
-        public var index: Int
-        public var size: Int
-        public var id: String
-        public init(index: Int, size: Int, id: String) { self.index = index; self.size = size; self.id = id }
+    package struct Sequence: Equatable, Sendable {
+        package var index: Int
+        package var size: Int
+        package var id: String
+        package init(index: Int, size: Int, id: String) { self.index = index; self.size = size; self.id = id }
     }
 
-    public init(symbology: Symbology, bytes: [UInt8], points: [Point] = [], orientation: String = "unknown",
+    package init(symbology: Symbology, bytes: [UInt8], points: [Point] = [], orientation: String = "unknown",
                 quality: Int = 0, modifiers: [String] = [], addon: String? = nil) {
         let decoded = TextDecoding.decode(bytes)
         self.symbology = symbology

@@ -2,7 +2,7 @@ extension Symbol {
     /// One symbol per physical code: symbols with the same symbology and bytes at overlapping
     /// places (two decoders, or two passes of one) become one, with the richer fields of each.
     /// The order is that of each code's first reading.
-    public static func merged(_ symbols: [Symbol]) -> [Symbol] {
+    package static func merged(_ symbols: [Symbol]) -> [Symbol] {
         var out: [Symbol] = []
         for s in symbols {
             if let i = out.firstIndex(where: { $0.isSameCode(as: s) }) {
@@ -18,7 +18,7 @@ extension Symbol {
     /// EAN-13): one of them is wrong, and a wrong product code costs more than a missed one. The
     /// reading two decoders agree on (`zbar+zxing`) stays and the other goes; when neither or
     /// both have a second decoder, both go. A UPC-A and the EAN-13 with its leading 0 agree.
-    public static func resolvingEANConflicts(_ symbols: [Symbol]) -> [Symbol] {
+    package static func resolvingEANConflicts(_ symbols: [Symbol]) -> [Symbol] {
         func isProduct(_ s: Symbol) -> Bool { Symbology.eanUPC.contains(s.symbology.rawValue) }
         func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
         var drop = Set<Int>()

@@ -1,27 +1,27 @@
 /// A barcode symbology by its lowercase name (`qrcode`, `ean13`, ...), as scripts and flags spell it.
-public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConvertible, Comparable {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
-    public static func < (a: Symbology, b: Symbology) -> Bool { a.rawValue < b.rawValue }
+package struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConvertible, Comparable {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package var description: String { rawValue }
+    package static func < (a: Symbology, b: Symbology) -> Bool { a.rawValue < b.rawValue }
 
     /// One row of the symbology registry.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// What scripts, flags and records call it.
-        public let name: String
+        package let name: String
         /// What `--format text` prints before the colon (zbarimg's name, from `zbar_get_symbol_name`).
-        public let label: String
+        package let label: String
         /// zbar's `zbar_symbol_type_t` value, when zbar decodes it (checked against zbar by a test).
-        public let zbarType: UInt32?
+        package let zbarType: UInt32?
         /// zxing-cpp's format names for it (`ZXing_BarcodeFormatFromString`), when zxing-cpp reads it:
         /// the formats asked for, and how results are named (a result's own format, else its
         /// symbology's first entry here).
-        public let zxing: [String]
+        package let zxing: [String]
         /// On when `--symbologies` is not given.
-        public let onByDefault: Bool
+        package let onByDefault: Bool
         /// The symbology a reader without this variant reports it as (zbar reads a Code 32 as
         /// Code 39, a stacked DataBar as DataBar): the two readings are one code.
-        public let readsAs: String?
+        package let readsAs: String?
 
         init(name: String, label: String, zbarType: UInt32? = nil, zxing: [String] = [], onByDefault: Bool = true,
              readsAs: String? = nil) {
@@ -36,7 +36,7 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Every symbology a built-in decoder reads: the one list that flags, the prelude, the event
     /// strings, the decoders and the docs come from. Lua decoders add their own names at run time.
-    public static let registry: [Entry] = [
+    package static let registry: [Entry] = [
         Entry(name: "qrcode", label: "QR-Code", zbarType: 64, zxing: ["QRCode"]),
         Entry(name: "ean13", label: "EAN-13", zbarType: 13, zxing: ["EAN13"]),
         Entry(name: "ean8", label: "EAN-8", zbarType: 8, zxing: ["EAN8"]),
@@ -75,18 +75,18 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
     private static let byName: [String: Entry] = Dictionary(uniqueKeysWithValues: registry.map { ($0.name, $0) })
 
     /// The registry's names, in the order `--help` lists them.
-    public static let knownNames: [String] = registry.map(\.name)
+    package static let knownNames: [String] = registry.map(\.name)
 
     /// Why `name` is no symbology of `known` (the registry's and the Lua decoders'), with the
     /// nearest name when one is close: what --symbologies and simulate --symbology say.
-    public static func unknownName(_ name: String, known: [String]) -> String {
+    package static func unknownName(_ name: String, known: [String]) -> String {
         let near = known.min { editDistance(name, $0) < editDistance(name, $1) }
             .flatMap { editDistance(name, $0) <= 2 ? " (did you mean '\($0)'?)" : nil } ?? ""
         return "unknown symbology '\(name)'\(near); known: \(known.joined(separator: ","))"
     }
 
     /// Levenshtein distance between two names, for "did you mean" in messages.
-    public static func editDistance(_ a: String, _ b: String) -> Int {
+    package static func editDistance(_ a: String, _ b: String) -> Int {
         let a = Array(a.utf8), b = Array(b.utf8)
         var prev = Array(0...b.count)
         for i in 1...max(1, a.count) where !a.isEmpty {
@@ -101,15 +101,15 @@ public struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// What is on when `--symbologies` is not given.
     /// The EAN/UPC codes an EAN-2/EAN-5 add-on may follow.
-    public static let eanUPC: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]
+    package static let eanUPC: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]
     /// The add-on symbologies.
-    public static let addOns: Set<String> = ["ean2", "ean5"]
+    package static let addOns: Set<String> = ["ean2", "ean5"]
 
-    public static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
+    package static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
 
     /// This symbology's registry row; nil for a Lua decoder's own name.
-    public var entry: Entry? { Self.byName[rawValue] }
+    package var entry: Entry? { Self.byName[rawValue] }
 
     /// The name `zbarimg` prints before the colon, for `--format text` (the name itself for Lua decoders).
-    public var label: String { entry?.label ?? rawValue }
+    package var label: String { entry?.label ?? rawValue }
 }

@@ -1,7 +1,7 @@
 /// Named charsets for scripts (`codec.decode(bytes, "big5")`), converted by iconv.
-public enum TextCodec {
+package enum TextCodec {
     /// The names scripts may use, and iconv's name for each.
-    public static let charsets: [String: String] = [
+    package static let charsets: [String: String] = [
         "utf-8": "UTF-8", "utf8": "UTF-8", "big5": "BIG5", "cp950": "CP950", "big5-hkscs": "BIG5-HKSCS",
         "gb18030": "GB18030", "gbk": "GBK", "gb2312": "GB2312", "shift_jis": "SHIFT_JIS", "sjis": "SHIFT_JIS",
         "cp932": "CP932", "euc-jp": "EUC-JP", "euc-kr": "EUC-KR", "latin1": "ISO-8859-1", "iso-8859-1": "ISO-8859-1",
@@ -9,17 +9,17 @@ public enum TextCodec {
     ]
 
     /// Why a conversion failed, in words a script author can act on.
-    public struct Failure: Error, CustomStringConvertible, Equatable {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible, Equatable {
+        package let description: String
     }
 
     /// Decodes `bytes` in `charset` to UTF-8 text.
-    public static func decode(_ bytes: [UInt8], charset: String) -> Result<String, Failure> {
+    package static func decode(_ bytes: [UInt8], charset: String) -> Result<String, Failure> {
         convert(bytes, from: charset, to: "utf-8", direction: "decode").map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Encodes UTF-8 text (as bytes) into `charset`.
-    public static func encode(_ utf8: [UInt8], charset: String) -> Result<[UInt8], Failure> {
+    package static func encode(_ utf8: [UInt8], charset: String) -> Result<[UInt8], Failure> {
         convert(utf8, from: "utf-8", to: charset, direction: "encode")
     }
 

@@ -11,8 +11,8 @@
 ///    high bytes look like accented letters inside words (see ``score(_:charset:)``). The highest score wins;
 ///    ties go to the earlier of Big5, GB18030, Shift-JIS, ISO-8859-1, so Taiwan e-invoices (Big5 or UTF-8)
 ///    are never read as Shift-JIS mojibake.
-public enum TextDecoding {
-    public static func decode(_ bytes: [UInt8]) -> (text: String, charset: String) {
+package enum TextDecoding {
+    package static func decode(_ bytes: [UInt8]) -> (text: String, charset: String) {
         if let text = String(validating: bytes, as: UTF8.self), !hasBinaryControls(bytes) {
             return (text, "utf-8")
         }

@@ -4,7 +4,7 @@ import Foundation
 /// decoders' binarizers cannot undo in a dark or unevenly lit photo.
 extension GrayImage {
     /// Each sample through a 256-entry table.
-    public func mapped(_ table: [UInt8]) -> GrayImage {
+    package func mapped(_ table: [UInt8]) -> GrayImage {
         precondition(table.count == 256)
         var out = [UInt8](repeating: 0, count: pixels.count)
         table.withUnsafeBufferPointer { lut in
@@ -18,12 +18,12 @@ extension GrayImage {
     }
 
     /// The table of `out = 255 * (in / 255)^g`: below 1 brightens the dark levels apart.
-    public static func gammaTable(_ g: Double) -> [UInt8] {
+    package static func gammaTable(_ g: Double) -> [UInt8] {
         (0..<256).map { v in UInt8((255 * pow(Double(v) / 255, g)).rounded()) }
     }
 
     /// The median of every `step`-th sample of every `step`-th row: how bright the frame is.
-    public func medianBrightness(step: Int = 4) -> Int {
+    package func medianBrightness(step: Int = 4) -> Int {
         guard width > 0, height > 0 else { return 0 }
         var histogram = [Int](repeating: 0, count: 256)
         var n = 0
@@ -43,7 +43,7 @@ extension GrayImage {
     /// Contrast-limited adaptive histogram equalisation (CLAHE): each of `tiles` x `tiles` tiles
     /// gets its own equalising table, each bin clipped at `clip` times the mean bin (the excess
     /// spread over all bins), and every pixel blends the tables of the four nearest tile centres.
-    public func equalizedLocally(tiles: Int = 8, clip: Double) -> GrayImage {
+    package func equalizedLocally(tiles: Int = 8, clip: Double) -> GrayImage {
         guard width >= tiles, height >= tiles, tiles > 0 else { return self }
         let th = (height + tiles - 1) / tiles, tw = (width + tiles - 1) / tiles
         // tables[(ty * tiles + tx) * 256 + v]: each tile's equalising table.
@@ -102,7 +102,7 @@ extension GrayImage {
     }
 
     /// The image scaled by `factor` (above 1), each sample interpolated bilinearly.
-    public func resized(by factor: Double) -> GrayImage {
+    package func resized(by factor: Double) -> GrayImage {
         let w = max(1, Int((Double(width) * factor).rounded())), h = max(1, Int((Double(height) * factor).rounded()))
         guard width > 1, height > 1 else { return self }
         // 16.16 fixed point source coordinates of each output column.

@@ -1,14 +1,14 @@
 /// An 8-bit grayscale image, row-major with no padding: what every decoder reads.
-public struct GrayImage: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct GrayImage: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `width * height` luma samples, 0 black ... 255 white.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
     /// What the decoder skipped or repaired in a file it still decoded (libjpeg's "Corrupt JPEG
     /// data: ..." warnings), with the format: `JPEG: Corrupt JPEG data: ...`.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(pixels.count == width * height, "pixel count does not match \(width)x\(height)")
         self.width = width
         self.height = height
@@ -16,5 +16,5 @@ public struct GrayImage: Sendable, Equatable {
     }
 
     /// The sample at column `x`, row `y`.
-    public subscript(x: Int, y: Int) -> UInt8 { pixels[y * width + x] }
+    package subscript(x: Int, y: Int) -> UInt8 { pixels[y * width + x] }
 }

@@ -1,5 +1,5 @@
 /// Why an input could not be turned into a grayscale image.
-public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
+package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file could not be read (errno text).
     case unreadable(path: String, reason: String)
     /// The bytes are a known format we do not decode (GIF, WebP, TIFF, ...).
@@ -15,7 +15,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// `--roi` (as given) lies wholly outside this width x height image: nothing could be decoded.
     case regionOutside(path: String, region: String, width: Int, height: Int)
 
-    public var path: String {
+    package var path: String {
         switch self {
         case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p), .empty(let p),
              .corrupt(let p, _, _), .tooLarge(let p, _, _, _), .regionOutside(let p, _, _, _):
@@ -24,7 +24,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 
     /// The reason alone, without the path: what an error record's `error` field holds.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .unreadable(_, let r): return "cannot read file: \(r)"
         case .unsupportedFormat(_, let f): return "unsupported image format \(f) (scanlua reads JPEG, PNG and PGM/PPM)"
@@ -41,5 +41,5 @@ public enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
         }
     }
 
-    public var description: String { "\(path): \(reason)" }
+    package var description: String { "\(path): \(reason)" }
 }

@@ -1,19 +1,19 @@
 import Foundation
 
 /// Turns image bytes into a ``GrayImage``; the format is chosen by magic bytes, never by extension.
-public struct ImageLoader: Sendable {
+package struct ImageLoader: Sendable {
     /// Images with more pixels than this are refused from their header, before allocation.
-    public var maxPixels: Int
+    package var maxPixels: Int
 
-    public static let defaultMaxPixels = 50_000_000
+    package static let defaultMaxPixels = 50_000_000
 
-    public init(maxPixels: Int = ImageLoader.defaultMaxPixels) {
+    package init(maxPixels: Int = ImageLoader.defaultMaxPixels) {
         self.maxPixels = maxPixels
     }
 
     /// Reads and decodes the file at `path`.
     /// - Throws: ``ImageError`` naming the file and the reason.
-    public func load(path: String) throws(ImageError) -> GrayImage {
+    package func load(path: String) throws(ImageError) -> GrayImage {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -26,7 +26,7 @@ public struct ImageLoader: Sendable {
     /// Reads the file at `path` (or refuses it), without decoding it yet.
     /// A directory, FIFO or device is "not a regular file", said before reading (a FIFO would
     /// wait for a writer, /dev/zero never end).
-    public func read(path: String) throws(ImageError) -> Data {
+    package func read(path: String) throws(ImageError) -> Data {
         switch readRegularFile(path) {
         case .success(let bytes): return Data(bytes)
         case .failure(let f): throw .unreadable(path: path, reason: f.reason)
@@ -35,7 +35,7 @@ public struct ImageLoader: Sendable {
 
     /// Decodes image bytes at 1/`reduction` size (2, 4 or 8; 1 is full size): JPEG straight
     /// from its DCT coefficients, other formats decoded whole and box-filtered.
-    public func decode(_ data: Data, name: String, reduction: Int) throws(ImageError) -> GrayImage {
+    package func decode(_ data: Data, name: String, reduction: Int) throws(ImageError) -> GrayImage {
         guard reduction > 1 else { return try decode(data, name: name) }
         if ImageFormat.sniff(data) == .jpeg { return try JPEGDecoder.decode(data, name: name, maxPixels: maxPixels, reduction: reduction) }
         return try decode(data, name: name).reduced(by: reduction)
@@ -43,7 +43,7 @@ public struct ImageLoader: Sendable {
 
     /// Decodes image bytes in color, at full size: for the copies that annotated images and saved
     /// frames draw on. PNM files are gray (their samples repeated in R, G and B).
-    public func decodeColor(_ data: Data, name: String) throws(ImageError) -> RGBImage {
+    package func decodeColor(_ data: Data, name: String) throws(ImageError) -> RGBImage {
         guard !data.isEmpty else { throw .empty(path: name) }
         switch ImageFormat.sniff(data) {
         case .jpeg: return try JPEGDecoder.decodeColor(data, name: name, maxPixels: maxPixels)
@@ -53,7 +53,7 @@ public struct ImageLoader: Sendable {
     }
 
     /// Decodes image bytes; `name` is what errors call the input (a path, or "-" for stdin).
-    public func decode(_ data: Data, name: String) throws(ImageError) -> GrayImage {
+    package func decode(_ data: Data, name: String) throws(ImageError) -> GrayImage {
         guard !data.isEmpty else { throw .empty(path: name) }
         let format = ImageFormat.sniff(data)
         switch format {
@@ -67,7 +67,7 @@ public struct ImageLoader: Sendable {
 }
 
 /// The errno text of a Foundation file error ("No such file or directory"), for messages naming a file.
-public func fileErrorReason(_ error: Error) -> String {
+package func fileErrorReason(_ error: Error) -> String {
     let ns = error as NSError
     if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
         return String(cString: strerror(Int32(posix.code)))
@@ -80,13 +80,13 @@ public func fileErrorReason(_ error: Error) -> String {
 }
 
 /// The image formats recognised by their first bytes.
-public enum ImageFormat: Equatable, Sendable {
+package enum ImageFormat: Equatable, Sendable {
     case jpeg, png, pnm
     /// A format we recognise but do not decode, by name.
     case other(String)
     case unknown
 
-    public static func sniff(_ data: Data) -> ImageFormat {
+    package static func sniff(_ data: Data) -> ImageFormat {
         let b = [UInt8](data.prefix(12))
         func starts(_ sig: [UInt8]) -> Bool { b.count >= sig.count && Array(b[0..<sig.count]) == sig }
         if starts([0xFF, 0xD8, 0xFF]) { return .jpeg }

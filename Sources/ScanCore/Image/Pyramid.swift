@@ -1,12 +1,12 @@
 /// The scale pyramid: a large frame is first decoded small (far less work for the decoders, and
 /// for JPEG far less decoding), at full size only when the small pass found nothing.
-public struct Pyramid: Sendable, Equatable {
+package struct Pyramid: Sendable, Equatable {
     /// Frames above this many pixels get a small pass first.
-    public var threshold: Int
+    package var threshold: Int
     /// The small pass is at most this many pixels.
-    public var smallPixels: Int
+    package var smallPixels: Int
 
-    public init(effort: Effort) {
+    package init(effort: Effort) {
         switch effort {
         case .fast: threshold = 1_500_000; smallPixels = 800_000
         case .balanced: threshold = 2_500_000; smallPixels = 1_000_000
@@ -15,7 +15,7 @@ public struct Pyramid: Sendable, Equatable {
     }
 
     /// The reduction (2, 4 or 8) for a frame of this size, or nil for no small pass.
-    public func reduction(width: Int, height: Int) -> Int? {
+    package func reduction(width: Int, height: Int) -> Int? {
         let pixels = width * height
         guard pixels > threshold else { return nil }
         for k in [2, 4, 8] where pixels / (k * k) <= smallPixels { return k }
@@ -25,7 +25,7 @@ public struct Pyramid: Sendable, Equatable {
 
 extension GrayImage {
     /// The image at 1/k size, each pixel the mean of a k x k block (the last partial blocks dropped).
-    public func reduced(by k: Int) -> GrayImage {
+    package func reduced(by k: Int) -> GrayImage {
         guard k > 1 else { return self }
         let w = width / k, h = height / k
         guard w > 0, h > 0 else { return self }
@@ -48,7 +48,7 @@ extension GrayImage {
 
 extension Symbol {
     /// The symbol of a 1/k-size pass in full-size coordinates (each point at its block's centre).
-    public func scaled(by k: Int) -> Symbol {
+    package func scaled(by k: Int) -> Symbol {
         guard k > 1 else { return self }
         var s = self
         s.points = points.map { Point(x: $0.x * k + k / 2, y: $0.y * k + k / 2) }
@@ -59,7 +59,7 @@ extension Symbol {
 
 extension Symbol {
     /// The symbol with its points moved inside a `width` x `height` frame.
-    public func clamped(width: Int, height: Int) -> Symbol {
+    package func clamped(width: Int, height: Int) -> Symbol {
         guard width > 0, height > 0,
               points.contains(where: { $0.x < 0 || $0.y < 0 || $0.x >= width || $0.y >= height }) else { return self }
         var s = self

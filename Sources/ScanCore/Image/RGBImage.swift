@@ -1,12 +1,12 @@
 /// An 8-bit RGB image, row-major with no padding (R, G, B per pixel): the copies of inputs that
 /// annotated images, saved frames and the preview page draw on.
-public struct RGBImage: Sendable, Equatable {
-    public let width: Int
-    public let height: Int
+package struct RGBImage: Sendable, Equatable {
+    package let width: Int
+    package let height: Int
     /// `width * height * 3` samples.
-    public var pixels: [UInt8]
+    package var pixels: [UInt8]
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    package init(width: Int, height: Int, pixels: [UInt8]) {
         precondition(pixels.count == width * height * 3, "pixel count does not match \(width)x\(height) RGB")
         self.width = width
         self.height = height
@@ -14,7 +14,7 @@ public struct RGBImage: Sendable, Equatable {
     }
 
     /// A gray image in color (each sample three times), for frames that have no color of their own.
-    public init(_ gray: GrayImage) {
+    package init(_ gray: GrayImage) {
         var out = [UInt8](repeating: 0, count: gray.pixels.count * 3)
         gray.pixels.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
@@ -25,7 +25,7 @@ public struct RGBImage: Sendable, Equatable {
     }
 
     /// The color at column `x`, row `y`.
-    public subscript(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
+    package subscript(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8) {
         let i = (y * width + x) * 3
         return (pixels[i], pixels[i + 1], pixels[i + 2])
     }

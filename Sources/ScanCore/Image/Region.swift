@@ -1,12 +1,12 @@
 /// A region of interest: only this part of a frame is decoded (`--roi x,y,w,h`).
 /// Each value is in pixels, or a fraction of the frame when every value is at most 1
 /// and at least one has a decimal point (`0.25,0.25,0.5,0.5` is the middle quarter).
-public struct Region: Equatable, Sendable {
-    public var x: Double, y: Double, width: Double, height: Double
-    public var isFraction: Bool
+package struct Region: Equatable, Sendable {
+    package var x: Double, y: Double, width: Double, height: Double
+    package var isFraction: Bool
 
     /// Parses `x,y,w,h`; nil with no explanation is never returned: errors say what is wrong.
-    public static func parse(_ text: String) -> Result<Region, RegionError> {
+    package static func parse(_ text: String) -> Result<Region, RegionError> {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 4 else { return .failure(RegionError(message: "expected x,y,w,h (four numbers), got '\(text)'")) }
         let values = parts.compactMap(Double.init)
@@ -28,13 +28,13 @@ public struct Region: Equatable, Sendable {
     }
 
     /// The region as `--roi` writes it.
-    public var text: String {
+    package var text: String {
         func n(_ v: Double) -> String { isFraction ? String(v) : String(Int(v)) }
         return [x, y, width, height].map(n).joined(separator: ",")
     }
 
     /// The pixel box of this region in a `width` x `height` frame, clipped to it (nil when outside).
-    public func box(inWidth width: Int, height: Int) -> Box? {
+    package func box(inWidth width: Int, height: Int) -> Box? {
         let sx = isFraction ? Double(width) : 1, sy = isFraction ? Double(height) : 1
         let x0 = max(0, Int((x * sx).rounded())), y0 = max(0, Int((y * sy).rounded()))
         let x1 = min(width, Int(((x + self.width) * sx).rounded())), y1 = min(height, Int(((y + self.height) * sy).rounded()))
@@ -44,14 +44,14 @@ public struct Region: Equatable, Sendable {
 }
 
 /// Why a `--roi` value was refused.
-public struct RegionError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+package struct RegionError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }
 
 extension GrayImage {
     /// The pixels inside `box` (which must lie inside the image).
-    public func cropped(to box: Box) -> GrayImage {
+    package func cropped(to box: Box) -> GrayImage {
         var out = [UInt8](repeating: 0, count: box.width * box.height)
         for row in 0..<box.height {
             let src = (box.y + row) * width + box.x
@@ -63,7 +63,7 @@ extension GrayImage {
 
 extension Symbol {
     /// The same symbol with its points moved by (dx, dy): from a crop's coordinates to the frame's.
-    public func offset(dx: Int, dy: Int) -> Symbol {
+    package func offset(dx: Int, dy: Int) -> Symbol {
         guard dx != 0 || dy != 0 else { return self }
         var s = self
         s.points = points.map { Point(x: $0.x + dx, y: $0.y + dy) }

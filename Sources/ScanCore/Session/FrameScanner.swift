@@ -2,27 +2,27 @@ import Dispatch
 import Foundation
 
 /// One item of a source after the worker decoders: in source order, with when it arrived.
-public struct DecodedFrame: Sendable {
-    public var info: FrameInfo
+package struct DecodedFrame: Sendable {
+    package var info: FrameInfo
     /// The symbols the worker decoders read, or why the file could not be loaded.
-    public var outcome: Result<[Symbol], ImageError>
+    package var outcome: Result<[Symbol], ImageError>
     /// The frame's pixels, kept when the session has decoders of its own to run on them (or
     /// frame observers to draw them).
-    public var image: GrayImage?
+    package var image: GrayImage?
     /// When the source handed the item over.
-    public var arrival: DispatchTime
+    package var arrival: DispatchTime
     /// Whether the item was an image file (or stdin), not a frame of a stream.
-    public var still = false
+    package var still = false
     /// An image file's bytes, kept for frame observers (a copy in color, in its own format).
-    public var bytes: Data?
+    package var bytes: Data?
 }
 
 /// Limits of a scanning session.
-public struct StreamLimits: Sendable, Equatable {
-    public var maxFrames: Int?
-    public var maxFPS: Double?
-    public var timeout: TimeInterval?
-    public init(maxFrames: Int? = nil, maxFPS: Double? = nil, timeout: TimeInterval? = nil) {
+package struct StreamLimits: Sendable, Equatable {
+    package var maxFrames: Int?
+    package var maxFPS: Double?
+    package var timeout: TimeInterval?
+    package init(maxFrames: Int? = nil, maxFPS: Double? = nil, timeout: TimeInterval? = nil) {
         self.maxFrames = maxFrames
         self.maxFPS = maxFPS
         self.timeout = timeout
@@ -33,7 +33,7 @@ public struct StreamLimits: Sendable, Equatable {
 /// its own instances of the worker decoders), and hands the results to the caller's thread in
 /// source order. A live source's frames are dropped (and counted) when the decoders are behind,
 /// so memory stays bounded; files and pipes wait for the decoders, so every frame is decoded.
-public final class FrameScanner: @unchecked Sendable {
+package final class FrameScanner: @unchecked Sendable {
     private let source: FrameSource
     /// Makes each worker thread's plan (its own decoder instances).
     private let makePlan: @Sendable () -> DecodePlan
@@ -54,7 +54,7 @@ public final class FrameScanner: @unchecked Sendable {
     /// Frames this scanner dropped because the decoders were behind a live source (under `lock`).
     private var decoderDrops = 0
     /// Frames this scanner dropped because the decoders were behind a live source.
-    public var droppedByDecoder: Int {
+    package var droppedByDecoder: Int {
         lock.lock()
         defer { lock.unlock() }
         return decoderDrops
@@ -64,7 +64,7 @@ public final class FrameScanner: @unchecked Sendable {
     private var droppedBySource = 0
 
     /// The plan's settings (``DecodePlan``) for every worker; `workers` threads decode.
-    public init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
+    package init(source: FrameSource, decoders: DecoderList, loader: ImageLoader = ImageLoader(), region: Region? = nil,
                 limits: StreamLimits = StreamLimits(), pyramid: Pyramid = Pyramid(effort: .balanced),
                 stillOrder: StillOrder = .together, keepFrames: Bool = false, timeBudget: TimeInterval? = nil,
                 workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
@@ -81,7 +81,7 @@ public final class FrameScanner: @unchecked Sendable {
     }
 
     /// Frames dropped by the driver or by this scanner so far: live, while the scan runs.
-    public var dropped: Int {
+    package var dropped: Int {
         lock.lock()
         defer { lock.unlock() }
         return droppedBySource + decoderDrops
@@ -91,7 +91,7 @@ public final class FrameScanner: @unchecked Sendable {
     /// the calling thread, in source order.
     /// - Throws: the source's error (after the items before it were handed over).
     /// `stop` is asked a few times a second while no frame is ready (a signal arrived).
-    public func run(stop: () -> Bool = { false }, _ body: (DecodedFrame) -> Bool) throws(SourceError) {
+    package func run(stop: () -> Bool = { false }, _ body: (DecodedFrame) -> Bool) throws(SourceError) {
         let deadline = limits.timeout.map { Date().addingTimeInterval($0) }
         let reader = Thread { [self] in readLoop(deadline: deadline) }
         reader.start()
@@ -205,20 +205,20 @@ private struct UncheckedList: @unchecked Sendable {
 /// a crafted file's megapixels cost memory whatever its size on disk, so two large images decode
 /// one after the other. With the default `--max-pixels` (50 MP) a scan stays under about 300 MB
 /// whatever the number of threads.
-public final class PixelBudget: @unchecked Sendable {
+package final class PixelBudget: @unchecked Sendable {
     /// The decoding threads' budget: 64 megapixels.
-    public static let shared = 64_000_000
+    package static let shared = 64_000_000
     private let capacity: Int
     private var free: Int
     private let condition = NSCondition()
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
         free = capacity
     }
 
     /// Waits for `pixels` (at most the capacity) and returns what it took.
-    public func acquire(_ pixels: Int) -> Int {
+    package func acquire(_ pixels: Int) -> Int {
         let n = min(max(pixels, 0), capacity)
         condition.lock()
         while free < n { condition.wait() }
@@ -227,7 +227,7 @@ public final class PixelBudget: @unchecked Sendable {
         return n
     }
 
-    public func release(_ n: Int) {
+    package func release(_ n: Int) {
         guard n > 0 else { return }
         condition.lock()
         free += n

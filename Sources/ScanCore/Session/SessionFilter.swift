@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which repeated codes a scanning session reports (`--duplicates`), as mobile scanner SDKs do.
-public enum DuplicatePolicy: String, Sendable, CaseIterable {
+package enum DuplicatePolicy: String, Sendable, CaseIterable {
     /// Each distinct code once per session.
     case once
     /// A code again only after `interval` seconds without it being accepted.
@@ -14,27 +14,27 @@ public enum DuplicatePolicy: String, Sendable, CaseIterable {
 
 /// The session filter: decides, frame by frame, which symbols become events. Codes are the same
 /// when their symbology and bytes are. Times are the frames' capture times.
-public struct SessionFilter: Sendable {
-    public var policy: DuplicatePolicy
-    public var interval: TimeInterval
+package struct SessionFilter: Sendable {
+    package var policy: DuplicatePolicy
+    package var interval: TimeInterval
     /// Stop after the first accepted code (`--once`).
-    public var stopAfterFirst: Bool
+    package var stopAfterFirst: Bool
 
     private var lastAccepted: [String: Date] = [:]
     private var lastKey: String?
-    public private(set) var acceptedCount = 0
+    package private(set) var acceptedCount = 0
 
-    public init(policy: DuplicatePolicy, interval: TimeInterval = 1, stopAfterFirst: Bool = false) {
+    package init(policy: DuplicatePolicy, interval: TimeInterval = 1, stopAfterFirst: Bool = false) {
         self.policy = policy
         self.interval = interval
         self.stopAfterFirst = stopAfterFirst
     }
 
     /// True once `--once` has accepted its code: the caller stops.
-    public var isDone: Bool { stopAfterFirst && acceptedCount > 0 }
+    package var isDone: Bool { stopAfterFirst && acceptedCount > 0 }
 
     /// The symbols of one frame that pass, in their order.
-    public mutating func accept(_ symbols: [Symbol], at time: Date) -> [Symbol] {
+    package mutating func accept(_ symbols: [Symbol], at time: Date) -> [Symbol] {
         var out: [Symbol] = []
         for s in symbols {
             if isDone { break }

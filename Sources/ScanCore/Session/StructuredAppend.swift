@@ -1,17 +1,17 @@
 /// Joins the parts of structured-append sequences (QR, PDF417 Macro, DataMatrix, Aztec) into one
 /// symbol with the whole payload, whether the parts are in one frame or in several frames of a
 /// session. The parts keep their own symbols; the joined one comes with the part that completes it.
-public struct StructuredAppendJoiner: Sendable {
+package struct StructuredAppendJoiner: Sendable {
     private struct Key: Hashable { var symbology: Symbology; var id: String; var size: Int }
     private var pending: [Key: [Int: Symbol]] = [:]
     private var order: [Key] = []
     /// Incomplete sequences kept at most (the oldest is dropped first).
-    public var capacity = 64
+    package var capacity = 64
 
-    public init() {}
+    package init() {}
 
     /// The joined symbols that the parts among `symbols` complete.
-    public mutating func add(_ symbols: [Symbol]) -> [Symbol] {
+    package mutating func add(_ symbols: [Symbol]) -> [Symbol] {
         var joined: [Symbol] = []
         for s in symbols {
             guard let q = s.sequence, q.size > 1, q.index >= 0, q.index < q.size else { continue }

@@ -13,12 +13,12 @@ import Foundation
 /// Once per content: a path is not scanned again while its bytes are those it had when it was
 /// last scanned (`touch`, a copy of the same file over it); new bytes are scanned. A file
 /// deleted or moved away is forgotten.
-public final class DirectoryWatchSource: FrameSource {
-    public let name: String
-    public var isLive: Bool { false }
-    public var dropped: Int { 0 }
+package final class DirectoryWatchSource: FrameSource {
+    package let name: String
+    package var isLive: Bool { false }
+    package var dropped: Int { 0 }
     /// Seconds a file must stay unchanged before it is scanned.
-    public let settle: TimeInterval
+    package let settle: TimeInterval
     private let watch: DirectoryWatch
     private var pending: [String] = []
     /// Files written lately, each with when it may be taken and its size and time then.
@@ -38,7 +38,7 @@ public final class DirectoryWatchSource: FrameSource {
         }
     }
 
-    public init(directory: String, newOnly: Bool = false, settle: TimeInterval = 1) throws(SourceError) {
+    package init(directory: String, newOnly: Bool = false, settle: TimeInterval = 1) throws(SourceError) {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
             throw SourceError("\(directory): no such directory to watch")
@@ -66,7 +66,7 @@ public final class DirectoryWatchSource: FrameSource {
 
     /// The next complete image file with bytes not scanned before; a decoder thread decodes it
     /// (a bad file is its own error record). nil once `deadline` has passed.
-    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         while true {
             while let path = pending.first {
                 pending.removeFirst()

@@ -1,13 +1,13 @@
 import Foundation
 
 /// The inputs of `scanlua scan`: files, directories expanded to their images, and stdin.
-public final class FileListSource: FrameSource {
-    public let name: String
-    public var isLive: Bool { false }
-    public var dropped: Int { 0 }
-    public let inputs: [Input]
+package final class FileListSource: FrameSource {
+    package let name: String
+    package var isLive: Bool { false }
+    package var dropped: Int { 0 }
+    package let inputs: [Input]
     /// Image files of formats scanlua does not read that the directory walk passed over.
-    public private(set) var skipped: [String] = []
+    package private(set) var skipped: [String] = []
     private var index = 0
     private let stdinData: Data?
 
@@ -17,7 +17,7 @@ public final class FileListSource: FrameSource {
     ///     list (`--shard I/N`), so that n processes with i = 1...n together take each input once.
     ///   - excluding: a directory whose files a directory walk passes over (`--annotate`'s own
     ///     output, when it lies inside a scanned directory); files named as arguments still count.
-    public init(arguments: [String], shard: (index: Int, count: Int)? = nil, excluding: String? = nil) {
+    package init(arguments: [String], shard: (index: Int, count: Int)? = nil, excluding: String? = nil) {
         name = arguments.joined(separator: " ")
         var skipped: [String] = []
         var all = Input.expand(arguments, skipped: &skipped)
@@ -40,13 +40,13 @@ public final class FileListSource: FrameSource {
     }
 
     /// Inputs already named (a queued job's file or bytes).
-    public init(inputs: [Input], name: String) {
+    package init(inputs: [Input], name: String) {
         self.name = name
         self.inputs = inputs
         stdinData = nil
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard index < inputs.count else { return nil }
         defer { index += 1 }
         if inputs[index] == .stdin { return .file(.data(stdinData ?? Data(), name: "-")) }

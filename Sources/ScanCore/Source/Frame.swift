@@ -1,21 +1,21 @@
 import Foundation
 
 /// Where a frame came from and when: what every symbol's event carries beside the symbol.
-public struct FrameInfo: Equatable, Sendable {
+package struct FrameInfo: Equatable, Sendable {
     /// The file path, `-` for stdin, or the device.
-    public var source: String
+    package var source: String
     /// The frame's index within its source (0 for a still image).
-    public var index: Int
+    package var index: Int
     /// When the frame was captured (for files: when it was read).
-    public var time: Date
-    public var width: Int
-    public var height: Int
+    package var time: Date
+    package var width: Int
+    package var height: Int
     /// What the image decoder skipped or repaired (``GrayImage/warnings``); records carry them.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
     /// An image file's ``ContentHash`` (nil for a stream's frame): its deliveries' identity.
-    public var content: String?
+    package var content: String?
 
-    public init(source: String, index: Int = 0, time: Date = Date(), width: Int = 0, height: Int = 0) {
+    package init(source: String, index: Int = 0, time: Date = Date(), width: Int = 0, height: Int = 0) {
         self.source = source
         self.index = index
         self.time = time
@@ -25,11 +25,11 @@ public struct FrameInfo: Equatable, Sendable {
 }
 
 /// A grayscale frame from a source, ready for the decoders.
-public struct Frame: Sendable {
-    public var info: FrameInfo
-    public var image: GrayImage
+package struct Frame: Sendable {
+    package var info: FrameInfo
+    package var image: GrayImage
 
-    public init(info: FrameInfo, image: GrayImage) {
+    package init(info: FrameInfo, image: GrayImage) {
         self.info = info
         self.image = image
     }

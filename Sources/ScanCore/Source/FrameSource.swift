@@ -1,21 +1,21 @@
 import Foundation
 
 /// Why a source cannot give frames, in words a person can act on.
-public struct SourceError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct SourceError: Error, CustomStringConvertible, Equatable {
+    package let message: String
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }
 
 /// What a source hands over: a frame's pixels, or an image file that a decoder thread loads
 /// (so files are read and decoded in parallel, and a bad one becomes its own error record).
-public enum SourceItem: Sendable {
+package enum SourceItem: Sendable {
     case frame(Frame)
     case file(Input)
 }
 
 /// Where frames come from: image files, a camera, a video stream, a watched folder, memory.
-public protocol FrameSource: AnyObject {
+package protocol FrameSource: AnyObject {
     /// What records call this source (a device, a path, or `-`).
     var name: String { get }
     /// Frames arrive in real time (a camera): when decoding falls behind, frames are dropped.

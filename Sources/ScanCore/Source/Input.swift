@@ -1,7 +1,7 @@
 import Foundation
 
 /// One thing to scan: an image file, or the image on standard input.
-public enum Input: Equatable, Sendable {
+package enum Input: Equatable, Sendable {
     case file(String)
     case stdin
     /// An image already read into memory (stdin, once read).
@@ -10,7 +10,7 @@ public enum Input: Equatable, Sendable {
     case missing(String, reason: String)
 
     /// What records call this input: the path, or `-` for stdin.
-    public var name: String {
+    package var name: String {
         switch self {
         case .file(let p), .missing(let p, _): return p
         case .stdin: return "-"
@@ -20,23 +20,23 @@ public enum Input: Equatable, Sendable {
 
     /// File name endings that a directory walk picks up (case-insensitive). Files named on the
     /// command line are always tried, whatever their name: the format comes from their bytes.
-    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "pgm", "ppm", "pnm"]
+    package static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "pgm", "ppm", "pnm"]
 
     /// Image formats a directory walk passes over, with their names: said once each on stderr
     /// by the scan command, so a folder of GIFs is not silently empty.
-    public static let skippedImageFormats: [String: String] = [
+    package static let skippedImageFormats: [String: String] = [
         "gif": "GIF", "webp": "WebP", "tif": "TIFF", "tiff": "TIFF", "bmp": "BMP", "heic": "HEIC", "heif": "HEIF", "avif": "AVIF",
     ]
 
     /// Expands command-line arguments into inputs: files as given, `-` as stdin, directories
     /// recursively (image files only, hidden entries skipped, sorted by path).
-    public static func expand(_ arguments: [String]) -> [Input] {
+    package static func expand(_ arguments: [String]) -> [Input] {
         var skipped: [String] = []
         return expand(arguments, skipped: &skipped)
     }
 
     /// ``expand(_:)``, also giving the image files of other formats the walk passed over.
-    public static func expand(_ arguments: [String], skipped: inout [String]) -> [Input] {
+    package static func expand(_ arguments: [String], skipped: inout [String]) -> [Input] {
         var inputs: [Input] = []
         let fm = FileManager.default
         for arg in arguments {

@@ -3,22 +3,22 @@ import Foundation
 /// Concatenated JPEG frames (what `ffmpeg ... -f mjpeg -` writes), from a file or stdin.
 /// Frames are cut at JPEG markers, not by searching bytes, so data that happens to contain
 /// FF D9 inside a segment does not end a frame early.
-public final class MJPEGSource: FrameSource {
-    public let name: String
-    public var isLive: Bool { false }
-    public var dropped: Int { 0 }
+package final class MJPEGSource: FrameSource {
+    package let name: String
+    package var isLive: Bool { false }
+    package var dropped: Int { 0 }
     private let stream: ByteStream
     private let loader: ImageLoader
     private var index = 0
     /// Whether a start-of-image marker was ever seen: a stream without one is no MJPEG.
     private var sawFrame = false
 
-    public convenience init(path: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
+    package convenience init(path: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
         try self.init(handle: try FileHandle.forStream(path), name: path, loader: loader)
     }
 
     /// Reads from an open handle; `name` is what records call the stream.
-    public init(handle: FileHandle, name: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
+    package init(handle: FileHandle, name: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
         self.name = name
         stream = ByteStream(handle: handle)
         self.loader = loader
@@ -28,7 +28,7 @@ public final class MJPEGSource: FrameSource {
     /// it is handed over as the file `<stream>#<index>`, so the decoder thread gives that frame
     /// its own error record and the frames after it are still read. (A stream cut inside a frame,
     /// or bytes that are no JPEG markers, still end it with a ``SourceError``.)
-    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard let bytes = try nextJPEG() else { return nil }
         defer { index += 1 }
         let data = Data(bytes)
@@ -41,7 +41,7 @@ public final class MJPEGSource: FrameSource {
     }
 
     /// What the error record of an undecodable frame calls it: the stream, `#`, the frame index.
-    public static func frameName(_ stream: String, _ index: Int) -> String { "\(stream)#\(index)" }
+    package static func frameName(_ stream: String, _ index: Int) -> String { "\(stream)#\(index)" }
 
     /// The bytes of the next JPEG (SOI ... EOI), or nil at the end of the stream.
     func nextJPEG() throws(SourceError) -> [UInt8]? {

@@ -2,9 +2,9 @@ import Foundation
 
 /// Mock scans for `scanlua simulate`: symbols without images, as a scanner preview or a UI
 /// test would push them.
-public enum MockScan {
+package enum MockScan {
     /// Why an NDJSON line is not a mock scan.
-    public struct LineError: Error { public let message: String }
+    package struct LineError: Error { package let message: String }
 
     /// One NDJSON line -> the main symbol and its siblings (the main symbol first), its source
     /// and its time:
@@ -13,7 +13,7 @@ public enum MockScan {
     ///     "symbology_id" ("]C1": GS1-128, which implies the gs1 modifier), and
     ///     "siblings": [{"symbology":, "text"|"bytes":, "modifiers":, "symbology_id":}, ...]
     /// An unknown field is refused, as `scan.simulate` refuses it (a typo would be ignored).
-    public static func parse(_ line: String) -> Result<(symbols: [Symbol], source: String?, time: Date?), LineError> {
+    package static func parse(_ line: String) -> Result<(symbols: [Symbol], source: String?, time: Date?), LineError> {
         guard let object = JSON(parsing: Array(line.utf8)), case .object = object else {
             return .failure(LineError(message: "not a JSON object: \(line.prefix(60))"))
         }
@@ -47,15 +47,15 @@ public enum MockScan {
     }
 
     /// The seconds since 1970 of the years 1 to 9999: a time outside them is refused.
-    public static let validTime: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
+    package static let validTime: ClosedRange<Double> = -62_135_596_800 ... 253_402_300_799
 
     /// The fields of a mock scan, and of a sibling.
-    public static let fields = ["symbology", "text", "bytes", "source", "time", "modifiers", "symbology_id", "siblings"]
-    public static let siblingFields = ["symbology", "text", "bytes", "modifiers", "symbology_id"]
+    package static let fields = ["symbology", "text", "bytes", "source", "time", "modifiers", "symbology_id", "siblings"]
+    package static let siblingFields = ["symbology", "text", "bytes", "modifiers", "symbology_id"]
 
     /// AIM symbology identifiers of GS1 data (FNC1 first): GS1-128, GS1 DataBar, GS1 DataMatrix,
     /// GS1 QR Code, GS1 Aztec.
-    public static let gs1Identifiers: Set<String> = ["]C1", "]e0", "]d2", "]Q3", "]z1"]
+    package static let gs1Identifiers: Set<String> = ["]C1", "]e0", "]d2", "]Q3", "]z1"]
 
     private static func symbol(_ o: JSON, known: [String]) -> Result<Symbol, LineError> {
         guard case .object(let pairs) = o else { return .failure(LineError(message: "needs \"text\" (a string) or \"bytes\" (base64)")) }
@@ -96,7 +96,7 @@ public enum MockScan {
     }
 
     /// Hex digits (spaces and colons allowed) -> bytes, or nil.
-    public static func hexBytes(_ text: String) -> [UInt8]? {
+    package static func hexBytes(_ text: String) -> [UInt8]? {
         let digits = Array(text.filter { !$0.isWhitespace && $0 != ":" }.utf8)
         guard digits.count % 2 == 0, digits.allSatisfy({ $0 < 0x80 && Character(Unicode.Scalar($0)).isHexDigit }) else { return nil }
         var bytes: [UInt8] = []

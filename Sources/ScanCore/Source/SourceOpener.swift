@@ -2,11 +2,11 @@ import Foundation
 
 /// Opens the SOURCE of `scanlua watch`: from `--source`, the path (a /dev/video node, a
 /// directory), or the stream's first bytes.
-public enum SourceOpener {
+package enum SourceOpener {
     /// The kinds `--source` names.
-    public static let kinds = ["camera", "y4m", "mjpeg", "dir"]
+    package static let kinds = ["camera", "y4m", "mjpeg", "dir"]
 
-    public static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0), newOnly: Bool = false,
+    package static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0), newOnly: Bool = false,
                             settle: TimeInterval = 1) throws(SourceError) -> FrameSource {
         var k = kind
         if k == nil {
@@ -64,22 +64,22 @@ final class SplicedStdin: @unchecked Sendable {
 
 /// Frames in memory, handed over as fast as the session takes them, or at a camera's pace
 /// (frame i is ready at i / fps): for benchmarks and tests.
-public final class MemorySource: FrameSource {
-    public let name: String
-    public var isLive: Bool { false }
-    public var dropped: Int { 0 }
-    public let frames: [GrayImage]
-    public let fps: Double?
+package final class MemorySource: FrameSource {
+    package let name: String
+    package var isLive: Bool { false }
+    package var dropped: Int { 0 }
+    package let frames: [GrayImage]
+    package let fps: Double?
     private var index = 0
     private var start: Date?
 
-    public init(name: String, frames: [GrayImage], fps: Double? = nil) {
+    package init(name: String, frames: [GrayImage], fps: Double? = nil) {
         self.name = name
         self.frames = frames
         self.fps = fps
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard index < frames.count else { return nil }
         defer { index += 1 }
         if let fps {

@@ -2,23 +2,23 @@ import Foundation
 
 /// A YUV4MPEG2 stream (what `ffmpeg ... -f yuv4mpegpipe -` writes), from a file or stdin.
 /// 8-bit 4:2:0, 4:2:2, 4:4:4 and mono; the luma plane goes to the decoders.
-public final class Y4MSource: FrameSource {
-    public let name: String
-    public var isLive: Bool { false }
-    public var dropped: Int { 0 }
-    public let width: Int, height: Int
+package final class Y4MSource: FrameSource {
+    package let name: String
+    package var isLive: Bool { false }
+    package var dropped: Int { 0 }
+    package let width: Int, height: Int
     /// Frames per second from the header (F), when given.
-    public let fps: Double?
+    package let fps: Double?
     private let stream: ByteStream
     private let chromaBytes: Int
     private var index = 0
 
-    public convenience init(path: String) throws(SourceError) {
+    package convenience init(path: String) throws(SourceError) {
         try self.init(handle: try FileHandle.forStream(path), name: path)
     }
 
     /// Reads from an open handle; `name` is what records call the stream.
-    public init(handle: FileHandle, name path: String) throws(SourceError) {
+    package init(handle: FileHandle, name path: String) throws(SourceError) {
         name = path
         stream = ByteStream(handle: handle)
         guard let line = stream.takeLine(max: 1024), line.starts(with: Array("YUV4MPEG2 ".utf8)) || line == Array("YUV4MPEG2\n".utf8) else {
@@ -64,7 +64,7 @@ public final class Y4MSource: FrameSource {
         fps = rate
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         guard let line = stream.takeLine(max: 1024) else {
             if stream.fill(1) == 0 { return nil }
             throw SourceError("\(name): bad frame header at byte \(stream.offset)")

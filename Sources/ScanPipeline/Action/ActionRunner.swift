@@ -9,34 +9,34 @@ import ScanStore
 /// `mqtt` forward to a server or broker on the ``NetworkPolicy`` allow-list, through the durable
 /// ``Outbox``. Each action in the record gains `status`: `done`, `dry-run`, `failed` (with
 /// `error`) or, for a delivery kept for later, `queued` (with `reason`).
-public final class ActionRunner {
-    public let dryRun: Bool
-    public let trusted: Bool
+package final class ActionRunner {
+    package let dryRun: Bool
+    package let trusted: Bool
     /// Files no action may write, trusted or not: the config, scripts, the store's database.
-    public var protectedPaths: [String] = []
+    package var protectedPaths: [String] = []
     /// Set once a `stop` action ran: the session finishes the current frame and stops.
-    public private(set) var stopRequested = false
+    package private(set) var stopRequested = false
     /// Where `http` and `mqtt` actions may connect.
-    public var network = NetworkPolicy(patterns: [], trusted: false)
+    package var network = NetworkPolicy(patterns: [], trusted: false)
     /// The store whose database holds the outbox (opened at the first delivery).
-    public var store = Store(path: Store.defaultPath)
+    package var store = Store(path: Store.defaultPath)
     /// What sends deliveries (a fake one in unit tests).
     var forwarder: any Transport = Forwarder()
     private var notAllowedSaid: Set<String> = []
     /// The action types carried out; nil: all (`simulate` gives those of `--perform`: mock scans
     /// reach nothing unless asked). `stop` always runs. The others are marked `dry-run`, and
     /// stderr says so once per type.
-    public var performs: Set<ActionType>?
+    package var performs: Set<ActionType>?
     /// Give-up rules: a delivery that still fails after this many attempts, or older than this
     /// many seconds, is `failed` (listed by `outbox --failed`, re-queued by `outbox --retry ID`).
-    public var maxAttempts = 10
-    public var maxAge: TimeInterval = 7 * 24 * 3600
+    package var maxAttempts = 10
+    package var maxAge: TimeInterval = 7 * 24 * 3600
     private var notPerformedSaid: Set<ActionType> = []
     /// Sends deliveries off the session's path (``DeliveryThread``); nil: each is attempted here.
     var delivery: DeliveryThread?
     private var outbox: Outbox?
 
-    public init(dryRun: Bool, trusted: Bool) {
+    package init(dryRun: Bool, trusted: Bool) {
         self.dryRun = dryRun
         self.trusted = trusted
     }
@@ -60,7 +60,7 @@ public final class ActionRunner {
 
     /// Carries out one symbol's actions. `event` names the scan (source, frame, time, symbology,
     /// bytes): with the rule and the action it makes each delivery's idempotency key.
-    public func carryOut(_ actions: [JSON], event: String = "") -> [JSON] {
+    package func carryOut(_ actions: [JSON], event: String = "") -> [JSON] {
         actions.enumerated().map { index, action in
             guard case .object(var pairs) = action else { return action }
             if dryRun {
@@ -193,7 +193,7 @@ public final class ActionRunner {
     /// has come; with `all`, every pending delivery now (`scanlua outbox --flush`).
     /// - Returns: how many were delivered, and how many are still undelivered.
     @discardableResult
-    public func retryDue(all: Bool = false, now: Date = Date()) -> (delivered: Int, undelivered: Int) {
+    package func retryDue(all: Bool = false, now: Date = Date()) -> (delivered: Int, undelivered: Int) {
         // Entries earlier sessions left queued count too: the outbox is opened when its database
         // exists (an idle station restarted by systemd sends them), never created for this.
         if outbox == nil, let d = try? store.existing() { outbox = Outbox(d) }
@@ -269,18 +269,18 @@ public final class ActionRunner {
     }
 
     /// Deliveries of this session's outbox not yet delivered (0 when none was queued).
-    public var undelivered: Int { outbox.flatMap { try? $0.queued().count } ?? 0 }
+    package var undelivered: Int { outbox.flatMap { try? $0.queued().count } ?? 0 }
 
     /// Closes broker connections.
-    public func close() { forwarder.close() }
+    package func close() { forwarder.close() }
 
     /// How long a session waits for a delivery's answer (`--delivery-wait`); nil: deliveries are
     /// attempted on the caller's thread (outbox --flush).
-    public var deliveryWait: TimeInterval?
+    package var deliveryWait: TimeInterval?
 
     /// Starts the delivery thread (once): from now on deliveries leave the session's path, and
     /// what waits in the outbox is retried also while the session is idle.
-    public func startDeliveries() {
+    package func startDeliveries() {
         guard delivery == nil, let wait = deliveryWait, !dryRun else { return }
         delivery = DeliveryThread(storePath: store.path, sandboxed: store.sandboxed, network: network,
                                   maxAttempts: maxAttempts, maxAge: maxAge, wait: wait)
@@ -289,7 +289,7 @@ public final class ActionRunner {
     /// Ends the delivery thread: what was handed over is attempted for at most `seconds`.
     /// Returns false when some was still in flight (it stays queued in the outbox).
     @discardableResult
-    public func finishDeliveries(upTo seconds: TimeInterval) -> Bool {
+    package func finishDeliveries(upTo seconds: TimeInterval) -> Bool {
         guard let d = delivery else { return true }
         delivery = nil
         let left = d.finish(waitingUpTo: seconds)

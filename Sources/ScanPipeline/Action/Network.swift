@@ -4,21 +4,21 @@ import Foundation
 /// `host[:port]` patterns (`*.example.com` for subdomains), or anywhere with `--trust`. A script
 /// cannot add hosts (only the config or the command line set `network`). Checked before any
 /// connection is made, on the host and port as the URL writes them.
-public struct NetworkPolicy: Sendable {
-    public let patterns: [String]
-    public let trusted: Bool
+package struct NetworkPolicy: Sendable {
+    package let patterns: [String]
+    package let trusted: Bool
 
-    public init(patterns: [String], trusted: Bool) {
+    package init(patterns: [String], trusted: Bool) {
         self.patterns = patterns.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         self.trusted = trusted
     }
 
     /// `network` as the option gives it: comma-separated patterns.
-    public init(list: String?, trusted: Bool) {
+    package init(list: String?, trusted: Bool) {
         self.init(patterns: (list ?? "").split(separator: ",").map(String.init), trusted: trusted)
     }
 
-    public func allows(_ endpoint: Endpoint) -> Bool {
+    package func allows(_ endpoint: Endpoint) -> Bool {
         if trusted { return true }
         let host = endpoint.host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return patterns.contains { pattern in
@@ -38,15 +38,15 @@ public struct NetworkPolicy: Sendable {
 }
 
 /// The host and port an action's URL names.
-public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
-    public var scheme: String
-    public var host: String
-    public var port: Int
+package struct Endpoint: Equatable, Sendable, CustomStringConvertible {
+    package var scheme: String
+    package var host: String
+    package var port: Int
 
     static let defaultPorts = ["http": 80, "https": 443, "mqtt": 1883, "mqtts": 8883]
 
     /// Parses `scheme://host[:port]/...` for one of `schemes`; nil when it is not such a URL.
-    public init?(url: String, schemes: [String]) {
+    package init?(url: String, schemes: [String]) {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               schemes.contains(scheme), let host = components.host, !host.isEmpty else { return nil }
         self.scheme = scheme
@@ -55,5 +55,5 @@ public struct Endpoint: Equatable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

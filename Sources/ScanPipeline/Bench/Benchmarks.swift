@@ -4,10 +4,10 @@ import ScanScript
 
 /// The measurements of `scanlua bench`. Each prints its figures on stdout; ratios are against
 /// a baseline run in the same process (or zbarimg on the same frames) in the same run.
-public enum Benchmarks {
+package enum Benchmarks {
     /// A trivial parser and rule: the parser claims every BENCH- code with a payload built from
     /// a field of the event; the rule runs on every payload and acts on none of them.
-    public static let simulateScript = """
+    package static let simulateScript = """
         local scan = require "scan"
         scan.parser { name = "bench", symbologies = { "qrcode" }, match = "^BENCH%-",
           parse = function(ev) return { type = "bench", length = #ev.text } end }
@@ -51,7 +51,7 @@ public enum Benchmarks {
 
     /// `--simulate N`: events/s through the engine in batches, alone and with each record's
     /// NDJSON text, against the plain Lua loop; medians of `repeats` runs and their ratios.
-    public static func simulate(engine: ScriptEngine, count: Int, repeats: Int, prefix: String) throws {
+    package static func simulate(engine: ScriptEngine, count: Int, repeats: Int, prefix: String) throws {
         let info = FrameInfo(source: "bench")
         let symbols = (0..<1000).map { Symbol(symbology: Symbology(rawValue: "qrcode"), bytes: Array("\(prefix)\($0)".utf8)) }
         let batch = ScriptEngine.batchSize
@@ -100,7 +100,7 @@ public enum Benchmarks {
     }
 
     /// `--frame IMAGE`: milliseconds per frame for zbar and for the engine's Lua decoders.
-    public static func frame(_ image: GrayImage, path: String, engine: ScriptEngine, iterations: Int, repeats: Int, region: Region?,
+    package static func frame(_ image: GrayImage, path: String, engine: ScriptEngine, iterations: Int, repeats: Int, region: Region?,
                              scriptName: String) {
         let info = FrameInfo(source: path, width: image.width, height: image.height)
         let zbar = ZBarDecoder(symbologies: Symbology.defaultSet)
@@ -148,7 +148,7 @@ public enum Benchmarks {
 
     /// `--stream`: frames/s through a whole session with the shipped handlers, latency to the
     /// handlers at 15 fps, then zbarimg on the same frames (PGM files, one process).
-    public static func stream(_ picture: GrayImage, path: String, frames count: Int, settings: SessionSettings,
+    package static func stream(_ picture: GrayImage, path: String, frames count: Int, settings: SessionSettings,
                               makeEngine: () throws -> ScriptEngine) throws {
         Console.write("stream of \(count) frames made from \(path), \(ProcessInfo.processInfo.activeProcessorCount) decoder threads, "
                       + "decoders \(settings.decoders.sorted().joined(separator: "+")), effort \(settings.effort.rawValue):\n")
@@ -209,7 +209,7 @@ public enum Benchmarks {
     /// `--photo`: a 12 MP photo (made by scripts/make-photo unless `image` is given) through
     /// `scanlua scan` and the other readers, each as its own process, `runs` times: median wall
     /// time, peak memory, what each found, and the ratios.
-    public static func photo(image: String?, runs: Int, scanlua: String, scriptsDirectory: String?) throws {
+    package static func photo(image: String?, runs: Int, scanlua: String, scriptsDirectory: String?) throws {
         var path = image ?? ""
         var cleanup: URL?
         if image == nil {

@@ -2,7 +2,7 @@ import Foundation
 import ScanCore
 
 /// What the queue needs of Redis: ``RedisConnection``, or a fake in the worker's unit tests.
-public protocol RedisClient: AnyObject {
+package protocol RedisClient: AnyObject {
     var url: String { get }
     /// Sends one command (binary-safe arguments); a lost connection throws with `connectionLost`.
     func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply
@@ -11,7 +11,7 @@ public protocol RedisClient: AnyObject {
 }
 
 extension RedisClient {
-    public func command(_ args: [String]) throws(RedisError) -> RedisReply { try command(args.map { Array($0.utf8) }) }
+    package func command(_ args: [String]) throws(RedisError) -> RedisReply { try command(args.map { Array($0.utf8) }) }
 }
 
 /// A Redis Streams work queue of images: `scanlua enqueue` adds jobs, `scanlua worker` processes
@@ -22,33 +22,33 @@ extension RedisClient {
 /// stream and acknowledges the job in one atomic step (a Lua script: XACK, and XADD only if the
 /// XACK acknowledged it), so a job has exactly one result even when a worker dies at any point,
 /// or a slow worker finishes a job another one reclaimed meanwhile.
-public struct JobQueue {
-    public let redis: any RedisClient
+package struct JobQueue {
+    package let redis: any RedisClient
     /// The jobs stream (`--stream`, default `scanlua:jobs`).
-    public let stream: String
+    package let stream: String
     /// The results stream of these jobs: `scanlua:results` for the default jobs stream, else the
     /// jobs stream's name and `:results` (two queues never share their results).
-    public var results: String { stream == "scanlua:jobs" ? "scanlua:results" : stream + ":results" }
+    package var results: String { stream == "scanlua:jobs" ? "scanlua:results" : stream + ":results" }
     /// Where jobs that failed `maxAttempts` times go, with their error.
-    public var deadLetters: String { stream + ":dead" }
+    package var deadLetters: String { stream + ":dead" }
 
-    public init(redis: any RedisClient, stream: String = "scanlua:jobs") {
+    package init(redis: any RedisClient, stream: String = "scanlua:jobs") {
         self.redis = redis
         self.stream = stream
     }
 
     /// Adds one job; returns its id.
-    public func enqueue(_ fields: [(String, [UInt8])]) throws(RedisError) -> String {
+    package func enqueue(_ fields: [(String, [UInt8])]) throws(RedisError) -> String {
         let reply = try redis.command([Array("XADD".utf8), Array(stream.utf8), Array("*".utf8)] + fields.flatMap { [Array($0.0.utf8), $0.1] })
         if case .error(let e) = reply { throw RedisError(message: "XADD \(stream): \(e)") }
         return reply.text ?? ""
     }
 
     /// One stream entry: id and fields.
-    public struct Entry: Sendable {
-        public var id: String
-        public var fields: [String: [UInt8]]
-        public func text(_ k: String) -> String? { fields[k].map { String(decoding: $0, as: UTF8.self) } }
+    package struct Entry: Sendable {
+        package var id: String
+        package var fields: [String: [UInt8]]
+        package func text(_ k: String) -> String? { fields[k].map { String(decoding: $0, as: UTF8.self) } }
     }
 
     static func entries(_ reply: RedisReply) -> [Entry] {
@@ -66,13 +66,13 @@ public struct JobQueue {
 
     /// The results stream from `after` (exclusive; "-" for the start), at most `count` entries.
     /// Waits up to `milliseconds` for a result after `after` (XREAD BLOCK); returns whether one came.
-    public func waitForResults(after: String, milliseconds: Int) throws(RedisError) -> Bool {
+    package func waitForResults(after: String, milliseconds: Int) throws(RedisError) -> Bool {
         let reply = try redis.command(["XREAD", "COUNT", "1", "BLOCK", String(milliseconds), "STREAMS", results, after == "-" ? "0-0" : after])
         if case .error(let e) = reply { throw RedisError(message: "XREAD \(results): \(e)") }
         return reply != .null && !reply.items.isEmpty
     }
 
-    public func results(after: String, count: Int = 1000) throws(RedisError) -> [Entry] {
+    package func results(after: String, count: Int = 1000) throws(RedisError) -> [Entry] {
         let start = after == "-" ? "-" : "(" + after
         let reply = try redis.command(["XRANGE", results, start, "+", "COUNT", String(count)])
         if case .error(let e) = reply { throw RedisError(message: "XRANGE \(results): \(e)") }
@@ -93,7 +93,7 @@ final class CollectingSink: RecordSink {
 /// `scanlua worker`: reads jobs with XREADGROUP, reclaims those of dead consumers with
 /// XAUTOCLAIM after `claimAfter` seconds idle, scans each through `session`, and writes its
 /// result atomically with the acknowledgement.
-public final class QueueWorker {
+package final class QueueWorker {
     let queue: JobQueue
     let group: String
     let consumer: String
@@ -105,8 +105,8 @@ public final class QueueWorker {
     let makeSession: (RecordSink) -> ScanSession
 
     /// Jobs this worker finished (result written), and sent to the dead letters.
-    public private(set) var finished = 0
-    public private(set) var deadLettered = 0
+    package private(set) var finished = 0
+    package private(set) var deadLettered = 0
 
     /// Acknowledges the job and adds its result only if the acknowledgement took: KEYS jobs,
     /// results; ARGV group, job id, then the result's field/value pairs.
@@ -118,7 +118,7 @@ public final class QueueWorker {
         return 0
         """
 
-    public init(queue: JobQueue, group: String, consumer: String, claimAfter: Double, idleExit: Double?, maxAttempts: Int,
+    package init(queue: JobQueue, group: String, consumer: String, claimAfter: Double, idleExit: Double?, maxAttempts: Int,
                 root: String? = nil, makeSession: @escaping (RecordSink) -> ScanSession) {
         self.root = root
         (self.queue, self.group, self.consumer, self.claimAfter) = (queue, group, consumer, claimAfter)
@@ -131,7 +131,7 @@ public final class QueueWorker {
     /// result is written with its acknowledgement). Throws on other Redis errors.
     /// One scan session serves the worker's whole life: `scan.on_start` runs once before the first
     /// job, `scan.on_stop` once at the end with the totals, broker connections stay open.
-    public func run(stop: () -> Bool) throws(RedisError) {
+    package func run(stop: () -> Bool) throws(RedisError) {
         let sink = CollectingSink()
         let session = makeSession(sink)
         defer { session.end() }

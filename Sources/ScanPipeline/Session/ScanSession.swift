@@ -4,31 +4,31 @@ import ScanScript
 import ScanStore
 
 /// What a session did: for exit statuses and the status line.
-public struct SessionReport: Sendable {
+package struct SessionReport: Sendable {
     /// Frames (images) decoded, input errors not counted.
-    public var frames = 0
+    package var frames = 0
     /// Frames in which no decoder found anything.
-    public var emptyFrames = 0
+    package var emptyFrames = 0
     /// Frames whose codes were all accepted before (duplicates the session filter dropped).
-    public var repeatOnlyFrames = 0
+    package var repeatOnlyFrames = 0
     /// Inputs that could not be read (each has its error record).
-    public var failedInputs = 0
+    package var failedInputs = 0
     /// Symbols the session filter let through (each has its record).
-    public var accepted = 0
+    package var accepted = 0
     /// Frames dropped because decoding was behind a live camera.
-    public var dropped = 0
+    package var dropped = 0
     /// Why the source stopped giving frames, when it failed.
-    public var sourceError: SourceError?
+    package var sourceError: SourceError?
     /// Why records could not be written (a closed pipe, a full disk): the session stopped there.
-    public var outputError: String?
+    package var outputError: String?
     /// Events whose store transaction failed to commit (their records say why).
-    public var storeFailures = 0
+    package var storeFailures = 0
     /// Records that carry script errors (a parser, rule or summary raised on them).
-    public var scriptErrors = 0
+    package var scriptErrors = 0
     /// Frames on which a Lua decoder failed (its errors went to stderr).
-    public var decoderFailures = 0
+    package var decoderFailures = 0
     /// The signal (SIGINT, SIGTERM) that stopped the session, if one did.
-    public var signal: Int32?
+    package var signal: Int32?
 }
 
 /// The whole pipeline: source -> decoders -> session filter -> hooks -> scripts -> store
@@ -36,22 +36,24 @@ public struct SessionReport: Sendable {
 ///
 /// Decoding runs on worker threads (``FrameScanner``); everything from the session decoders on
 /// runs on the caller's thread, one frame after another, so records stay in input order.
-public final class ScanSession {
-    public let settings: SessionSettings
-    public let engine: ScriptEngine
-    public let runner: ActionRunner
-    public let sink: RecordSink
+package final class ScanSession {
+    package let settings: SessionSettings
+    package let engine: ScriptEngine
+    package let runner: ActionRunner
+    package let sink: RecordSink
     /// Called after each frame, on the session's thread (a status line, a beep).
-    public var onFrame: ((SessionReport, _ acceptedNow: Int) -> Void)?
+    package var onFrame: ((SessionReport, _ acceptedNow: Int) -> Void)?
     /// Called after each frame's events went through the scripts, with the frame's arrival (latency).
-    public var onFrameDecoded: ((DispatchTime) -> Void)?
-    public private(set) var report = SessionReport()
+    package var onFrameDecoded: ((DispatchTime) -> Void)?
+    package private(set) var report = SessionReport()
     /// What sees each decoded frame after its records: annotated copies, saved frames, the preview page.
-    public var observers: [FrameObserver] = []
+    package var observers: [FrameObserver] = []
+    /// Asked between frames and while a source waits: true ends the run (the library's cancelled sequence).
+    package var shouldStop: @Sendable () -> Bool = { false }
     private var filter: SessionFilter
     private var sequences = StructuredAppendJoiner()
 
-    public init(settings: SessionSettings, engine: ScriptEngine, sink: RecordSink) {
+    package init(settings: SessionSettings, engine: ScriptEngine, sink: RecordSink) {
         self.settings = settings
         self.engine = engine
         self.sink = sink
@@ -69,7 +71,7 @@ public final class ScanSession {
     /// The decoders every frame goes through, in order: zbar and zxing-cpp on the workers (their
     /// readings of one code merged into one symbol), then the scripts' Lua decoders on this
     /// thread. A new backend is one more entry here.
-    public func decoders() -> DecoderList {
+    package func decoders() -> DecoderList {
         var list = DecoderList()
         let symbologies = settings.symbologies, effort = settings.effort
         let zxing = settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) })
@@ -102,7 +104,7 @@ public final class ScanSession {
     /// of a longer session (a worker's jobs): `scan.on_start` runs before the first only, and
     /// nothing ends until ``end()``: `scan.on_stop`, broker connections, deliveries.
     @discardableResult
-    public func run(_ source: FrameSource, continuing: Bool = false) -> SessionReport {
+    package func run(_ source: FrameSource, continuing: Bool = false) -> SessionReport {
         let decoders = decoders()
         let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
                                    region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
@@ -116,11 +118,11 @@ public final class ScanSession {
         started = true
         let droppedBefore = report.dropped
         do {
-            try scanner.run(stop: { Signals.received != nil }) { frame in
+            try scanner.run(stop: { [shouldStop] in Signals.received != nil || shouldStop() }) { frame in
                 report.dropped = droppedBefore + scanner.dropped  // live: the status line and /status show it
                 handle(frame, sessionDecoders: decoders.sessionDecoders, frameHooks: frameHooks)
                 if let error = sink.flush() { report.outputError = error }
-                return !runner.stopRequested && !filter.isDone && report.outputError == nil && Signals.received == nil
+                return !runner.stopRequested && !filter.isDone && report.outputError == nil && Signals.received == nil && !shouldStop()
             }
         } catch {
             report.sourceError = error
@@ -135,7 +137,7 @@ public final class ScanSession {
 
     /// The end of a session that ran sources: `scan.on_stop` with the totals, the observers told,
     /// then ``finish()``.
-    public func end() {
+    package func end() {
         if started { engine.sessionStopped(frames: report.frames, accepted: report.accepted, dropped: report.dropped) }
         started = false
         for o in observers { o.sessionEnded(report) }
@@ -187,7 +189,7 @@ public final class ScanSession {
     /// to the sink: one record each, in order. Nothing decoded is dropped: a failing script
     /// leaves its error on the record.
     @discardableResult
-    public func process(_ events: [ScanEvent], annotated: String? = nil) -> [ScanRecord] {
+    package func process(_ events: [ScanEvent], annotated: String? = nil) -> [ScanRecord] {
         let results = engine.process(events)
         var history: [History.Row] = []
         var records: [ScanRecord] = []
@@ -253,7 +255,7 @@ public final class ScanSession {
     }
 
     /// The end of a session: broker connections closed, and a word about deliveries still queued.
-    public func finish() {
+    package func finish() {
         // What is in flight gets a bounded time; the rest stays queued in the outbox.
         if !runner.finishDeliveries(upTo: settings.deliveryFinish) {
             Console.error("scanlua: deliveries still in flight after \(Int(settings.deliveryFinish)) s were left queued in the outbox\n")
@@ -278,7 +280,7 @@ public final class ScanSession {
     }
 
     /// A record for an input that is not a symbol (a mock scan line that does not parse).
-    public func writeInputError(_ message: String, source: String) {
+    package func writeInputError(_ message: String, source: String) {
         sink.write(ScanRecord(info: FrameInfo(source: source), inputError: message))
     }
 }

@@ -3,40 +3,40 @@ import ScanCore
 
 /// What a session does, resolved from the command line's options, the config's `scan.options`
 /// and the command's defaults, in that order.
-public struct SessionSettings {
-    public var filter: SessionFilter
-    public var region: Region?
-    public var symbologies: Set<Symbology>
-    public var maxPixels: Int
-    public var limits: StreamLimits
-    public var beep: Bool
-    public var dryRun: Bool
+package struct SessionSettings {
+    package var filter: SessionFilter
+    package var region: Region?
+    package var symbologies: Set<Symbology>
+    package var maxPixels: Int
+    package var limits: StreamLimits
+    package var beep: Bool
+    package var dryRun: Bool
     /// Which built-in decoders run (`--decoders`): `zbar`, `zxing`, `gray` (EAN/UPC by gray-level templates).
-    public var decoders: Set<String>
+    package var decoders: Set<String>
     /// How hard zxing-cpp tries (`--effort`).
-    public var effort: Effort
+    package var effort: Effort
     /// Seconds per image file for the passes after the first (`--time-budget`; nil: no limit).
-    public var timeBudget: TimeInterval? = 2
+    package var timeBudget: TimeInterval? = 2
     /// Decoding threads (`--threads`; default one per core).
-    public var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    package var threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Where `http` and `mqtt` actions may connect (`network`: host[:port] patterns, comma-separated).
-    public var network: String?
+    package var network: String?
     /// A record for each image in which nothing was read (`--empty-records`).
-    public var emptyRecords = false
+    package var emptyRecords = false
     /// Give-up rules of the outbox: attempts, and age in seconds (`--max-delivery-attempts`, `--max-delivery-age` hours).
-    public var maxDeliveryAttempts = 10
-    public var maxDeliveryAge: TimeInterval = 7 * 24 * 3600
+    package var maxDeliveryAttempts = 10
+    package var maxDeliveryAge: TimeInterval = 7 * 24 * 3600
     /// How long a frame waits for a delivery's answer before it is `queued` (`--delivery-wait`).
-    public var deliveryWait: TimeInterval = 0.2
+    package var deliveryWait: TimeInterval = 0.2
     /// How long the end of a session waits for deliveries in flight.
-    public var deliveryFinish: TimeInterval = 5
+    package var deliveryFinish: TimeInterval = 5
     /// The Lua decoders that run (a `--symbologies` list naming some; nil: every one).
-    public var luaDecoders: Set<String>?
+    package var luaDecoders: Set<String>?
 
     /// The built-in decoders `--decoders` knows.
-    public static let decoderNames = ["zbar", "zxing", "gray"]
+    package static let decoderNames = ["zbar", "zxing", "gray"]
 
-    public init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
+    package init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
                 symbologies: Set<Symbology> = Symbology.defaultSet, maxPixels: Int = ImageLoader.defaultMaxPixels,
                 limits: StreamLimits = StreamLimits(), beep: Bool = false, dryRun: Bool = false,
                 decoders: Set<String> = Set(SessionSettings.decoderNames), effort: Effort = .balanced) {
@@ -55,7 +55,7 @@ public struct SessionSettings {
     ///   over the command's `defaults` (e.g. `duplicates = all` for scan, `interval` for watch).
     /// - Throws: a value that does not fit (a config's roi that is not a region, say).
     /// `luaSymbologies`: what the loaded Lua decoders read, names `--symbologies` may give too.
-    public static func resolve(_ flags: OptionValues, config: OptionValues, defaults: OptionValues = OptionValues(),
+    package static func resolve(_ flags: OptionValues, config: OptionValues, defaults: OptionValues = OptionValues(),
                                luaSymbologies: [String] = []) throws(OptionError) -> SessionSettings {
         let o = flags.filling(from: config).filling(from: defaults)
         var s = SessionSettings()
@@ -95,7 +95,7 @@ public struct SessionSettings {
     /// `--symbologies`: names of the registry and of the loaded Lua decoders (`lua`),
     /// comma-separated, or `none` (the built-in decoders off, every Lua decoder on). A list
     /// that names no Lua decoder turns them off; one that names some runs only those.
-    public static func parseSymbologies(_ list: String, lua: [String] = []) throws(OptionError) -> (Set<Symbology>, Set<String>?) {
+    package static func parseSymbologies(_ list: String, lua: [String] = []) throws(OptionError) -> (Set<Symbology>, Set<String>?) {
         if list.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return ([], nil) }
         var set = Set<Symbology>(), luaSet = Set<String>()
         for name in list.split(separator: ",", omittingEmptySubsequences: true) {

@@ -3,20 +3,20 @@ import ScanCore
 /// A code's outline and label drawn on a copy of its frame: what `scan --annotate`, the preview
 /// page and `watch --save-frames` show. Sizes follow the image, so a 12 MP photo gets lines and
 /// letters a person can see.
-public struct Annotation: Sendable {
-    public var outline: [Point]
-    public var label: String
-    public var color: Color
+package struct Annotation: Sendable {
+    package var outline: [Point]
+    package var label: String
+    package var color: Color
 
-    public struct Color: Sendable, Equatable {
-        public var r: UInt8, g: UInt8, b: UInt8
+    package struct Color: Sendable, Equatable {
+        package var r: UInt8, g: UInt8, b: UInt8
         /// A code accepted in this frame.
-        public static let accepted = Color(r: 0, g: 200, b: 0)
+        package static let accepted = Color(r: 0, g: 200, b: 0)
         /// A code read in this frame but not accepted again (a duplicate within the session).
-        public static let seen = Color(r: 255, g: 190, b: 0)
+        package static let seen = Color(r: 255, g: 190, b: 0)
     }
 
-    public init(outline: [Point], label: String, color: Color) {
+    package init(outline: [Point], label: String, color: Color) {
         self.outline = outline
         self.label = label
         self.color = color
@@ -24,7 +24,7 @@ public struct Annotation: Sendable {
 
     /// A symbol's outline (its bounding box when it has fewer than three points) and a label of
     /// its symbology and the start of its text.
-    public init(_ symbol: Symbol, color: Color = .accepted) {
+    package init(_ symbol: Symbol, color: Color = .accepted) {
         let b = symbol.bbox
         outline = symbol.points.count >= 3 ? symbol.points
             : [Point(x: b.x, y: b.y), Point(x: b.x + b.width, y: b.y), Point(x: b.x + b.width, y: b.y + b.height), Point(x: b.x, y: b.y + b.height)]
@@ -46,7 +46,7 @@ public struct Annotation: Sendable {
     }
 
     /// Draws `annotations` on `image`: outlines first, then labels on top of every outline.
-    public static func draw(_ annotations: [Annotation], on image: inout RGBImage) {
+    package static func draw(_ annotations: [Annotation], on image: inout RGBImage) {
         guard image.width > 0, image.height > 0 else { return }
         let (line, scale) = sizes(width: image.width, height: image.height)
         let marks = annotations.filter { !$0.outline.isEmpty }.map { a in
@@ -70,7 +70,7 @@ public struct Annotation: Sendable {
 
     /// Marks a copy in which nothing was read: a red frame around the image and a note at its top
     /// left (an unmarked copy would look like a photo nobody scanned).
-    public static func markNothingRead(on image: inout RGBImage) {
+    package static func markNothingRead(on image: inout RGBImage) {
         guard image.width > 0, image.height > 0 else { return }
         let (line, scale) = sizes(width: image.width, height: image.height)
         let red = Color(r: 230, g: 40, b: 40)

@@ -2,23 +2,23 @@ import Foundation
 import ScanCore
 
 /// A decoded frame as frame observers see it, after its records were written.
-public struct ObservedFrame: Sendable {
-    public var info: FrameInfo
+package struct ObservedFrame: Sendable {
+    package var info: FrameInfo
     /// An image file (or stdin), not a frame of a stream.
-    public var still: Bool
+    package var still: Bool
     /// A still image's bytes as read (the file, or stdin).
-    public var bytes: Data?
+    package var bytes: Data?
     /// A video frame's gray pixels (a still has its `bytes` instead).
-    public var image: GrayImage?
+    package var image: GrayImage?
     /// Every code read in the frame, accepted or not.
-    public var symbols: [Symbol]
+    package var symbols: [Symbol]
     /// The records of the codes the session filter accepted in this frame.
-    public var records: [ScanRecord]
+    package var records: [ScanRecord]
     /// The session's counters after this frame.
-    public var report: SessionReport
+    package var report: SessionReport
 
     /// The codes drawn on the frame: accepted ones in green, the rest (duplicates) in amber.
-    public var annotations: [Annotation] {
+    package var annotations: [Annotation] {
         let accepted = records.compactMap(\.symbol)
         return symbols.map { s in
             Annotation(s, color: accepted.contains { $0.symbology == s.symbology && $0.bytes == s.bytes && $0.points == s.points }
@@ -27,18 +27,18 @@ public struct ObservedFrame: Sendable {
     }
 
     /// The frame in color: a still image's bytes decoded again in color, else the gray frame.
-    public func picture(loader: ImageLoader) throws(ImageError) -> RGBImage? {
+    package func picture(loader: ImageLoader) throws(ImageError) -> RGBImage? {
         if let bytes { return try loader.decodeColor(bytes, name: info.source) }
         return image.map(RGBImage.init)
     }
 
     /// Whether the frame came as a JPEG file (its copies stay JPEG).
-    public var isJPEG: Bool { bytes.map { ImageFormat.sniff($0) == .jpeg } ?? false }
+    package var isJPEG: Bool { bytes.map { ImageFormat.sniff($0) == .jpeg } ?? false }
 }
 
 /// Sees each frame after its records are out. Runs on the session's thread: keep it short, or
 /// hand the work to a thread of your own.
-public protocol FrameObserver: AnyObject {
+package protocol FrameObserver: AnyObject {
     /// The file this observer will write for the frame, asked before its records are written
     /// (they name it in `annotated`); nil when it writes none. `jpeg`: the frame came as a JPEG file.
     func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String?
@@ -49,9 +49,9 @@ public protocol FrameObserver: AnyObject {
 }
 
 extension FrameObserver {
-    public func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? { nil }
-    public func inputFailed(_ record: ScanRecord) {}
-    public func sessionEnded(_ report: SessionReport) {}
+    package func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? { nil }
+    package func inputFailed(_ record: ScanRecord) {}
+    package func sessionEnded(_ report: SessionReport) {}
 }
 
 /// `scan --annotate DIR`: a copy of each input, the same size, with every code outlined and
@@ -61,8 +61,8 @@ extension FrameObserver {
 /// `out/lots/image001.jpg`, `photos/glare/image001.jpg` -> `out/glare/image001.jpg`); one
 /// input keeps its name. Two inputs that would share a copy get `-2`, `-3` ...; a copy never replaces an input of the run. Each
 /// record names its copy (`annotated`).
-public final class AnnotatedImageWriter: FrameObserver {
-    public let directory: String
+package final class AnnotatedImageWriter: FrameObserver {
+    package let directory: String
     private let loader: ImageLoader
     private var used: Set<String> = []
     /// The inputs' real paths: never written over.
@@ -72,7 +72,7 @@ public final class AnnotatedImageWriter: FrameObserver {
     /// The copy the current frame's records named (source -> path).
     private var reserved: (source: String, path: String)?
 
-    public init(directory: String, loader: ImageLoader, inputs: [String]) throws(OutputFileError) {
+    package init(directory: String, loader: ImageLoader, inputs: [String]) throws(OutputFileError) {
         try makeDirectory(directory, for: "--annotate")
         self.directory = directory
         self.loader = loader
@@ -86,14 +86,14 @@ public final class AnnotatedImageWriter: FrameObserver {
         self.common = common
     }
 
-    public func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? {
+    package func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? {
         if let reserved, reserved.source == info.source { return reserved.path }
         let path = outputPath(for: info.source, ext: jpeg ? "jpg" : "png")
         reserved = (info.source, path)
         return path
     }
 
-    public func frameDone(_ frame: ObservedFrame) {
+    package func frameDone(_ frame: ObservedFrame) {
         do {
             guard var picture = try frame.picture(loader: loader) else {
                 Console.error("scanlua: --annotate: \(frame.info.source): no pixels to draw on\n")
@@ -149,19 +149,19 @@ public final class AnnotatedImageWriter: FrameObserver {
 /// `watch --save-frames DIR`: each frame in which a code was accepted, as JPEG (quality 90),
 /// without drawings: the photo of the scan. A stream's frame is `<source>-<index>.jpg`, a
 /// watched folder's image `<name>.jpg`; `-2`, `-3` ... rather than replacing a file already there.
-public final class FrameSaver: FrameObserver {
-    public let directory: String
+package final class FrameSaver: FrameObserver {
+    package let directory: String
     private let loader: ImageLoader
     private var used: Set<String> = []
-    public private(set) var saved = 0
+    package private(set) var saved = 0
 
-    public init(directory: String, loader: ImageLoader) throws(OutputFileError) {
+    package init(directory: String, loader: ImageLoader) throws(OutputFileError) {
         try makeDirectory(directory, for: "--save-frames")
         self.directory = directory
         self.loader = loader
     }
 
-    public func frameDone(_ frame: ObservedFrame) {
+    package func frameDone(_ frame: ObservedFrame) {
         guard !frame.records.isEmpty else { return }
         do {
             guard let picture = try frame.picture(loader: loader) else { return }
@@ -197,8 +197,8 @@ enum FrameFiles {
 }
 
 /// A file or directory of an image sink that could not be written.
-public struct OutputFileError: Error, CustomStringConvertible {
-    public let description: String
+package struct OutputFileError: Error, CustomStringConvertible {
+    package let description: String
 }
 
 private func makeDirectory(_ path: String, for flag: String) throws(OutputFileError) {

@@ -12,9 +12,9 @@ import ScanCore
 ///
 /// Frames are drawn and encoded only when a client asks, once per frame: with no one watching
 /// the preview costs the session nothing but keeping its latest frame.
-public final class PreviewServer: FrameObserver, @unchecked Sendable {
+package final class PreviewServer: FrameObserver, @unchecked Sendable {
     /// Where the page is: `http://127.0.0.1:8080/`.
-    public let url: String
+    package let url: String
     /// Codes the page and `/events` replay to a client that connects late.
     static let backlog = 50
 
@@ -41,10 +41,10 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     private var ended = false
     private var stopping = false
 
-    public struct StartError: Error, CustomStringConvertible { public let description: String }
+    package struct StartError: Error, CustomStringConvertible { package let description: String }
 
     /// Why `listen` is not an address to serve on, or nil.
-    public static func check(_ listen: String) -> String? {
+    package static func check(_ listen: String) -> String? {
         guard let (host, port) = parse(listen), HTTPServer.address(host: host, port: port) != nil else {
             return "invalid value '\(listen)' for '--serve': expected HOST:PORT (an IP address or localhost, a port 1-65535) such as 127.0.0.1:8080"
         }
@@ -53,7 +53,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
 
     /// Listens on `listen` (`HOST:PORT`, `:PORT` or `PORT`; the host defaults to 127.0.0.1), before
     /// the source is opened: the page says it waits for the first frame.
-    public init(listen: String, source: String, loader: ImageLoader) throws(StartError) {
+    package init(listen: String, source: String, loader: ImageLoader) throws(StartError) {
         guard let (host, port) = Self.parse(listen), let address = HTTPServer.address(host: host, port: port) else {
             throw StartError(description: Self.check(listen)!)
         }
@@ -70,7 +70,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     }
 
     /// The camera's torch switch, once the source is open (nil: it has none).
-    public func setTorch(_ torch: ((Bool) throws -> Void)?) {
+    package func setTorch(_ torch: ((Bool) throws -> Void)?) {
         lock.lock()
         self.torch = torch
         torchOn = torch == nil ? nil : false
@@ -93,10 +93,10 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
     }
 
     /// Whether anyone on the network can reach the page (a host other than loopback).
-    public var isPublic: Bool { allowedHosts == nil }
+    package var isPublic: Bool { allowedHosts == nil }
 
     /// Stops serving: streamed replies end, then the server's threads.
-    public func stop() {
+    package func stop() {
         lock.lock()
         stopping = true
         lock.broadcast()
@@ -107,7 +107,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
 
     // MARK: the session's side
 
-    public func frameDone(_ frame: ObservedFrame) {
+    package func frameDone(_ frame: ObservedFrame) {
         var json: [[UInt8]] = []
         for r in frame.records {
             var line: [UInt8] = []
@@ -131,7 +131,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
         lock.broadcast()
     }
 
-    public func inputFailed(_ record: ScanRecord) {
+    package func inputFailed(_ record: ScanRecord) {
         lock.lock()
         report.failedInputs += 1
         statusVersion += 1
@@ -139,7 +139,7 @@ public final class PreviewServer: FrameObserver, @unchecked Sendable {
         lock.unlock()
     }
 
-    public func sessionEnded(_ report: SessionReport) {
+    package func sessionEnded(_ report: SessionReport) {
         lock.lock()
         self.report = report
         ended = true

@@ -2,7 +2,7 @@ import Foundation
 import ScanCore
 
 /// How records are printed on stdout.
-public enum OutputFormat: String, Sendable, CaseIterable {
+package enum OutputFormat: String, Sendable, CaseIterable {
     /// One JSON object per line.
     case ndjson
     /// zbarimg style for people: `QR-Code:text`.
@@ -12,7 +12,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 }
 
 /// Where a session's records go, one at a time, in input order.
-public protocol RecordSink: AnyObject {
+package protocol RecordSink: AnyObject {
     func write(_ record: ScanRecord)
     /// A decoded frame's ``FrameInfo/warnings`` (once per frame, whether or not it had codes).
     func warn(_ info: FrameInfo)
@@ -25,31 +25,34 @@ public protocol RecordSink: AnyObject {
 }
 
 extension RecordSink {
-    public func warn(_ info: FrameInfo) {}
-    public func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {}
-    public func flush() -> String? { nil }
+    package func warn(_ info: FrameInfo) {}
+    package func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {}
+    package func flush() -> String? { nil }
 }
 
 /// Writes records to stdout (symbols) and stderr (input errors in text and raw formats).
 /// stdout is buffered: the CLI checks ``Console/flush()`` once at exit for a full disk or closed pipe.
-public final class RecordWriter: RecordSink {
-    public let format: OutputFormat
+package final class RecordWriter: RecordSink {
+    package let format: OutputFormat
 
     /// Say on stderr, in text and raw formats, which inputs had no code (scan sets it, as zbarimg
     /// does; a video's empty frames are not news).
-    public var saysNothingFound = false
+    package var saysNothingFound = false
 
     /// A record for each frame in which nothing was read (`--empty-records`): NDJSON
     /// `{"source":...,"frame":N,"symbols":0}` (with the frame's warnings), text and raw a line on stderr.
-    public var writesEmptyRecords = false
+    package var writesEmptyRecords = false
 
     /// Text records start with their source (`photo.jpg: QR-Code:...`): scan sets it when it was
     /// given several inputs, as grep names the file when it searches several.
-    public var namesSources = false
+    package var namesSources = false
 
-    public init(format: OutputFormat) { self.format = format }
+    /// Where NDJSON lines go instead of stdout, each without its newline (the library's records).
+    package var output: (([UInt8]) -> Void)?
 
-    public func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {
+    package init(format: OutputFormat) { self.format = format }
+
+    package func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {
         emptyFrame = (info.source, info.index)
         guard format == .ndjson else {
             if repeated > 0 {
@@ -69,9 +72,12 @@ public final class RecordWriter: RecordSink {
     }
 
     private func writeLine(_ json: JSON) {
-        var line = Array(json.serialized.utf8)
-        line.append(0x0A)
-        Console.write(bytes: line)
+        emit(Array(json.serialized.utf8))
+    }
+
+    private func emit(_ line: [UInt8]) {
+        if let output { return output(line) }
+        Console.write(bytes: line + [0x0A])
     }
 
     /// The last frame in which nothing was found (source and frame index: a stream's frames share
@@ -80,12 +86,12 @@ public final class RecordWriter: RecordSink {
 
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).
-    public func flush() -> String? { Console.flush() }
+    package func flush() -> String? { output == nil ? Console.flush() : nil }
 
     /// For people (text and raw formats) on stderr; NDJSON records carry them as `warnings`, and
     /// a frame with no code gets a record of its own: `{"source":...,"warnings":[...]}` (a spent
     /// time budget, a repaired JPEG).
-    public func warn(_ info: FrameInfo) {
+    package func warn(_ info: FrameInfo) {
         guard format != .ndjson else {
             guard let empty = emptyFrame, empty.source == info.source, empty.index == info.index else { return }
             writeLine(.object([("source", .string(info.source)), ("frame", .int(info.index)),
@@ -95,14 +101,13 @@ public final class RecordWriter: RecordSink {
         for w in info.warnings { Console.error("scanlua: \(info.source): warning: \(w)\n") }
     }
 
-    public func write(_ record: ScanRecord) {
+    package func write(_ record: ScanRecord) {
         switch format {
         case .ndjson:
             var line: [UInt8] = []
             line.reserveCapacity(512)
             record.write(to: &line)
-            line.append(0x0A)
-            Console.write(bytes: line)
+            emit(line)
         case .text, .raw:
             if let error = record.inputError {
                 Console.error("scanlua: \(record.info.source): \(error)\n")

@@ -2,37 +2,37 @@ import Foundation
 import ScanCore
 
 /// One output record: a decoded symbol with what scripts made of it, or an input that failed.
-public struct ScanRecord: Sendable {
-    public var info: FrameInfo
+package struct ScanRecord: Sendable {
+    package var info: FrameInfo
     /// The decoded symbol; nil for an input error record.
-    public var symbol: Symbol?
+    package var symbol: Symbol?
     /// Why the input could not be read; nil for a symbol record.
-    public var inputError: String?
+    package var inputError: String?
     /// What a parser produced (`{"type":"raw"}` when none claimed the symbol); nil when no scripts ran.
-    public var payload: JSON?
+    package var payload: JSON?
     /// Actions the rules took, as data.
-    public var actions: [JSON] = []
+    package var actions: [JSON] = []
     /// Records the rules emitted with `ctx.emit`.
-    public var emitted: [JSON] = []
+    package var emitted: [JSON] = []
     /// Script errors on this symbol, each with `script:line`.
-    public var errors: [JSON] = []
+    package var errors: [JSON] = []
     /// The payload as text for people (only `--format text` prints it).
-    public var summary: String?
+    package var summary: String?
     /// The annotated copy of the frame (`scan --annotate`).
-    public var annotated: String?
+    package var annotated: String?
 
-    public init(info: FrameInfo, symbol: Symbol) {
+    package init(info: FrameInfo, symbol: Symbol) {
         self.info = info
         self.symbol = symbol
     }
 
-    public init(info: FrameInfo, inputError: String) {
+    package init(info: FrameInfo, inputError: String) {
         self.info = info
         self.inputError = inputError
     }
 
     /// The record as one NDJSON object, keys in a fixed order.
-    public var json: JSON {
+    package var json: JSON {
         var out: [UInt8] = []
         write(to: &out)
         return .raw(out[...])
@@ -40,7 +40,7 @@ public struct ScanRecord: Sendable {
 
     /// Appends the record's JSON text (one line, no newline), keys in a fixed order: written
     /// straight to bytes, since this runs once per symbol.
-    public func write(to out: inout [UInt8]) {
+    package func write(to out: inout [UInt8]) {
         func key(_ k: StaticString, first: Bool = false) {
             if !first { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))

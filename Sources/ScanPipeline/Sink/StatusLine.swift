@@ -3,13 +3,13 @@ import Foundation
 /// The live line on stderr (a terminal only): for watch, frames, fps, accepted codes and dropped
 /// frames; for a scan of many files, done/total, rate and time left. Records and messages clear
 /// it before they are written (``Console/drawTransient(_:)``), so it is never glued to one.
-public final class StatusLine {
-    public let enabled: Bool
+package final class StatusLine {
+    package let enabled: Bool
     private let start = Date()
     private var lastDraw = Date.distantPast
-    public init(enabled: Bool) { self.enabled = enabled }
+    package init(enabled: Bool) { self.enabled = enabled }
 
-    public func update(frames: Int, accepted: Int, dropped: Int) {
+    package func update(frames: Int, accepted: Int, dropped: Int) {
         guard enabled, Date().timeIntervalSince(lastDraw) >= 0.5 else { return }
         lastDraw = Date()
         let fps = Double(frames) / max(0.001, Date().timeIntervalSince(start))
@@ -17,7 +17,7 @@ public final class StatusLine {
     }
 
     /// `done` of `total` inputs: `12/300 images  45.1/s  0:06 left`.
-    public func progress(done: Int, total: Int) {
+    package func progress(done: Int, total: Int) {
         guard enabled, done < total, Date().timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = Date()
         let elapsed = max(0.001, Date().timeIntervalSince(start))
@@ -27,5 +27,5 @@ public final class StatusLine {
     }
 
     /// Watch keeps its last status on its own line; a finished scan's progress is erased.
-    public func finish(keep: Bool = true) { if enabled { Console.endTransient(keep: keep) } }
+    package func finish(keep: Bool = true) { if enabled { Console.endTransient(keep: keep) } }
 }

@@ -35,17 +35,17 @@ extension ScriptEngine {
     }
 
     /// Whether any decoder is registered (the scanner then keeps frames for them).
-    public var hasDecoders: Bool { !decoderSpecs().isEmpty }
+    package var hasDecoders: Bool { !decoderSpecs().isEmpty }
 
     /// The symbologies the Lua decoders read (each decoder's name), for `--symbologies` and `simulate`.
-    public var luaSymbologies: [String] { decoderSpecs().map(\.name) }
+    package var luaSymbologies: [String] { decoderSpecs().map(\.name) }
 
     /// Runs every enabled Lua decoder over `image` (inside `region` when set). A linear decoder
     /// sees every `step`-th row and/or column; a value found on at least `min_lines` neighbouring
     /// lines (with overlapping extents) becomes one symbol, its points the ends of the runs on
     /// those lines and its quality the line count.
     /// Decoder errors go to the log, once per decoder and frame; the frame goes on.
-    public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+    package func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         let specs = decoderSpecs().filter { $0.enabled && (enabledDecoderNames?.contains($0.name) ?? true) }
         guard !specs.isEmpty else { return [] }
         try? callCore("clear_decoder_fields")

@@ -4,15 +4,15 @@ import ScanCore
 extension ScriptEngine {
     /// Events per call into Lua: large enough that the call's cost vanishes, small enough that
     /// a batch's events and records stay small.
-    public static let batchSize = 256
+    package static let batchSize = 256
 
     /// Pushes one event through the parsers and rules. Never throws: script errors are in the result.
-    public func process(_ event: ScanEvent) -> ScriptResult { process([event])[0] }
+    package func process(_ event: ScanEvent) -> ScriptResult { process([event])[0] }
 
     /// Pushes events through the parsers and rules, in order, in batches; one result per event.
     /// A failing handler costs only its own event; if the dispatcher itself fails (memory
     /// exhausted between handlers), that event gets an error result and the rest go on.
-    public func process(_ events: [ScanEvent]) -> [ScriptResult] {
+    package func process(_ events: [ScanEvent]) -> [ScriptResult] {
         flushDeferredLog()  // what the last batch left for after its records, if nobody said it yet
         var results: [ScriptResult] = []
         results.reserveCapacity(events.count)

@@ -4,22 +4,22 @@ import ScanCore
 /// Session hooks: scan.on_start, scan.on_frame, scan.on_stop.
 extension ScriptEngine {
     /// How many hooks of a kind (`start`, `frame`, `stop`) scripts registered.
-    public func hookCount(_ kind: String) -> Int {
+    package func hookCount(_ kind: String) -> Int {
         var n = 0
         try? callCore("hook_count", [.string(kind)], results: 1) { n = lua.integer(at: -1) ?? 0 }
         return n
     }
 
     /// Runs the `start` hooks.
-    public func sessionStarted() { runHooks("start") { lua.push(.nil) } }
+    package func sessionStarted() { runHooks("start") { lua.push(.nil) } }
 
     /// Runs the `frame` hooks with the frame and every symbol found in it.
-    public func frameScanned(_ info: FrameInfo, symbols: [Symbol]) {
+    package func frameScanned(_ info: FrameInfo, symbols: [Symbol]) {
         runHooks("frame") { lua.pushFrameInfo(info, symbols: symbols) }
     }
 
     /// Runs the `stop` hooks with the session's counts.
-    public func sessionStopped(frames: Int, accepted: Int, dropped: Int) {
+    package func sessionStopped(frames: Int, accepted: Int, dropped: Int) {
         runHooks("stop") {
             lua.push(.table([("frames", .int(frames)), ("accepted", .int(accepted)), ("dropped", .int(dropped))]))
         }

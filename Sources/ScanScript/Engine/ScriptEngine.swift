@@ -3,17 +3,17 @@ import ScanCore
 import ScanStore
 
 /// The limits and permissions of an engine.
-public struct ScriptLimits: Equatable, Sendable {
+package struct ScriptLimits: Equatable, Sendable {
     /// Instructions one handler call may run (0 = unlimited). Counted every 1000 instructions.
-    public var instructionLimit: Int = 10_000_000
+    package var instructionLimit: Int = 10_000_000
     /// Bytes the whole Lua state may allocate (0 = unlimited).
-    public var memoryLimit: Int = 256 << 20
+    package var memoryLimit: Int = 256 << 20
     /// A handler that fails this many times in a row is disabled.
-    public var maxFailures: Int = 5
+    package var maxFailures: Int = 5
     /// Scripts get the full standard library (io, os, debug, ...) instead of the sandbox.
-    public var trust: Bool = false
+    package var trust: Bool = false
 
-    public init() {}
+    package init() {}
 }
 
 /// Embedded Lua: the `scan` API, the sandbox, and the dispatch of events to parsers and rules.
@@ -22,13 +22,13 @@ public struct ScriptLimits: Equatable, Sendable {
 /// The Swift side talks to the prelude (Sources/ScanScript/Prelude) through two tables with
 /// named fields: `host` (the Swift functions the prelude calls, see ``hostTable()``) and
 /// `core` (what the prelude's chunks define and the host calls, see ``pushCore(_:)``).
-public final class ScriptEngine {
+package final class ScriptEngine {
     let lua: LuaState
     /// Directories `require` searches, in order; `io.open` may read below them and the working directory.
-    public private(set) var modulePaths: [String]
+    package private(set) var modulePaths: [String]
     /// Whether the config left the shipped handler library on (`scan.options { default_scripts = false }`).
-    public private(set) var defaultScriptsEnabled = true
-    public private(set) var limits: ScriptLimits
+    package private(set) var defaultScriptsEnabled = true
+    package private(set) var limits: ScriptLimits
 
     /// Registry references of the prelude's `core` and `host` tables, and of the sandbox's
     /// globals (`core.env`, set as each user chunk's _ENV).
@@ -37,7 +37,7 @@ public final class ScriptEngine {
     private var trusted = false
     /// The SQLite store behind `require "store"`: `--db`, `scan.options { db = ... }`, or the default.
     /// Opened sandboxed unless scripts are trusted when it opens (PostgreSQL: ``PostgresGuard``).
-    public var store: Store {
+    package var store: Store {
         if let madeStore { return madeStore }
         let s = Store(path: storePath ?? Store.defaultPath, sandboxed: !trusted)
         madeStore = s
@@ -45,29 +45,29 @@ public final class ScriptEngine {
     }
     private var madeStore: Store?
     /// Set before the store is first used to choose its file.
-    public var storePath: String?
+    package var storePath: String?
     /// With `--dry-run`, what rules wrote to the store is rolled back after each event.
-    public var dryRun = false
+    package var dryRun = false
     /// The Lua decoders a `--symbologies` list names (nil: every one runs).
-    public var enabledDecoderNames: Set<String>?
+    package var enabledDecoderNames: Set<String>?
     /// Set while scan.decode_file runs the decoders from inside a Lua call.
     var decodingFromLua = false
     /// The settings a config gave with `scan.options` (the keys of ``Option/configurable``);
     /// command-line flags win over them.
-    public private(set) var configOptions = OptionValues()
+    package private(set) var configOptions = OptionValues()
     /// Where `print`, `ctx.log` and handler warnings go.
-    public var log: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    package var log: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
     /// The records of the batch being dispatched, written by the prelude's `append_record`.
     let records = RecordBuffer()
     /// Events whose store transaction could not be committed (a full disk): the command exits 1.
-    public internal(set) var storeFailures = 0
+    package internal(set) var storeFailures = 0
     /// Frames on which a Lua decoder raised or returned something wrong (said on stderr): they
     /// count as script errors for the exit status (3), as records with errors do.
-    public internal(set) var decoderFailures = 0
+    package internal(set) var decoderFailures = 0
     /// Parser names seen in records, so each becomes a String once.
     var parserNames: [(bytes: [UInt8], name: String)] = []
 
-    public init(limits: ScriptLimits = ScriptLimits(), modulePaths: [String] = []) throws(ScriptError) {
+    package init(limits: ScriptLimits = ScriptLimits(), modulePaths: [String] = []) throws(ScriptError) {
         self.limits = limits
         self.modulePaths = modulePaths
         lua = LuaState(memoryLimit: limits.memoryLimit, instructionLimit: limits.instructionLimit)
@@ -118,7 +118,7 @@ public final class ScriptEngine {
 
     /// Runs a script file in the sandbox under the instruction budget.
     /// - Throws: ``ScriptError/load`` for a syntax error (`file:line: message`), ``ScriptError/runtime`` when it raises.
-    public func run(file path: String) throws(ScriptError) {
+    package func run(file path: String) throws(ScriptError) {
         let source: [UInt8]
         do { source = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
             throw .file("\(path): cannot read script: \(fileErrorReason(error))")
@@ -127,7 +127,7 @@ public final class ScriptEngine {
     }
 
     /// Runs a script file whose bytes the caller already read (and checked: one read).
-    public func run(file path: String, contents source: [UInt8]) throws(ScriptError) {
+    package func run(file path: String, contents source: [UInt8]) throws(ScriptError) {
         let dir = (path as NSString).deletingLastPathComponent
         addModulePath(dir.isEmpty ? "." : dir)
         loadedFiles.append(path)
@@ -135,12 +135,12 @@ public final class ScriptEngine {
     }
 
     /// The script and config files run so far (no action may write them).
-    public private(set) var loadedFiles: [String] = []
+    package private(set) var loadedFiles: [String] = []
 
     /// Runs Lua source in the sandbox; `chunkName` is `@path` for files or `=name`.
     /// `keepResult`: a file's return value is what a later `require` of it returns (a handler
     /// loaded with --script and required by its test gives its module table, not `true`).
-    public func run(source: [UInt8], chunkName: String, keepResult: Bool = false) throws(ScriptError) {
+    package func run(source: [UInt8], chunkName: String, keepResult: Bool = false) throws(ScriptError) {
         let base = lua.top
         defer { lua.setTop(base) }
         try lua.withoutMemoryLimit { () throws(ScriptError) in try lua.load(source, chunkName: chunkName) }
@@ -171,29 +171,29 @@ public final class ScriptEngine {
     }
 
     /// Sets the global `arg` for a script run by `scanlua run`: arg[0] the script, arg[1...] its arguments.
-    public func setArguments(script: String, _ arguments: [String]) {
+    package func setArguments(script: String, _ arguments: [String]) {
         lua.setGlobal("arg", inEnvironment: envRef) { lua.pushArgTable(script, arguments) }
     }
 
     /// Adds a directory to the front of the `require` search path (user directories win over shipped ones).
-    public func addModulePath(_ dir: String) {
+    package func addModulePath(_ dir: String) {
         if !modulePaths.contains(dir) { modulePaths.insert(dir, at: 0) }
     }
 
     /// Runs a module through `require` (so it is loaded once), e.g. the shipped `default`.
-    public func require(_ module: String) throws(ScriptError) {
+    package func require(_ module: String) throws(ScriptError) {
         try run(source: Array("require '\(module)'".utf8), chunkName: "=require")
     }
 
     /// The install's scripts directory: the shipped library (`default`, the shipped `handlers.*`)
     /// resolves there before any script's folder or the working directory, and so does what it
     /// requires while it loads.
-    public var shippedDirectory: String?
+    package var shippedDirectory: String?
     /// Set when the config came from the ``TrustList``: each module required from outside the
     /// shipped directory, then or later, must be on the list with the bytes loaded.
-    public var configTrustList: TrustList?
+    package var configTrustList: TrustList?
     /// The config file that was loaded, if one was (messages name it: it holds the allow-list).
-    public internal(set) var configPath: String?
+    package internal(set) var configPath: String?
     /// Above 0 while the shipped library loads.
     private var shippedDepth = 0
 
@@ -208,7 +208,7 @@ public final class ScriptEngine {
     }
 
     /// Asks every event for its payload's text summary (`scan.summary`), for --format text.
-    public func enableSummaries() {
+    package func enableSummaries() {
         try? callCore("enable_summaries", [.bool(true)])
     }
 
@@ -263,7 +263,7 @@ public final class ScriptEngine {
 
     /// Switches off parsers and rules by name (`--disable`, `scan.options { disable = ... }`).
     /// - Throws: a name that no parser or rule has, with the names there are.
-    public func disable(_ names: [String]) throws(ScriptError) {
+    package func disable(_ names: [String]) throws(ScriptError) {
         for name in names where !name.isEmpty {
             var found = false
             try callCore("disable", [.string(name)], results: 1) { found = lua.bool(at: -1) }
@@ -279,7 +279,7 @@ public final class ScriptEngine {
 
     /// Rules whose `on` names a payload type no parser declares and no summary formats: one
     /// warning each, at the rule's `file:line`.
-    public func ruleTypeWarnings() throws(ScriptError) -> [String] {
+    package func ruleTypeWarnings() throws(ScriptError) -> [String] {
         var warnings: [String] = []
         try callCore("rule_type_warnings", results: 1) {
             for i in 0..<lua.rawLength(-1) { lua.rawIndex(-1, i + 1); warnings.append(lua.string(at: -1) ?? ""); lua.pop() }
@@ -291,38 +291,38 @@ public final class ScriptEngine {
     private var deferredLog: [String] = []
 
     /// Says what was logged for after the records (``ScanSession`` calls it once they are written).
-    public func flushDeferredLog() {
+    package func flushDeferredLog() {
         let lines = deferredLog
         deferredLog = []
         for line in lines { log(line) }
     }
     /// Set while the config runs: only it may raise limits and give trust with scan.options.
-    public var loadingConfig = false
+    package var loadingConfig = false
 
     /// Applies `scan.options { trust = true }` from a config once the config has finished loading.
-    public func applyPendingOptions() throws(ScriptError) {
+    package func applyPendingOptions() throws(ScriptError) {
         if pendingTrust { try enableTrust() }
     }
 
     // MARK: Tests
 
     /// One `it` of a test file.
-    public struct TestResult: Equatable {
-        public var name: String
+    package struct TestResult: Equatable {
+        package var name: String
         /// `passed`, `failed` or `pending` (a test without a body, or `pending "name"`).
-        public var status: String
-        public var message: String?
-        public var passed: Bool { status == "passed" }
+        package var status: String
+        package var message: String?
+        package var passed: Bool { status == "passed" }
     }
 
     /// Loads the test API (describe, it, expect) into the sandbox: only `scanlua test` does.
-    public func installTestAPI() throws(ScriptError) {
+    package func installTestAPI() throws(ScriptError) {
         try lua.withoutMemoryLimit { () throws(ScriptError) in try runPrelude(Prelude.testing) }
     }
 
     /// Runs the tests the loaded test files defined, in order; with `filter`, only those whose
     /// full name contains it.
-    public func runTests(filter: String? = nil) throws(ScriptError) -> [TestResult] {
+    package func runTests(filter: String? = nil) throws(ScriptError) -> [TestResult] {
         defer { flushDeferredLog() }
         var results: [TestResult] = []
         try callCore("run_tests", filter.map { [.string($0)] } ?? [], results: 1) {
@@ -575,7 +575,7 @@ extension ScriptEngine {
     /// Runs `source` in the full environment without the sandbox or the instruction budget, as
     /// chunk(event_parts, count, prefix): for the benchmark's plain-Lua baseline, which builds the
     /// same event tables as the host does (see prelude/views.lua).
-    public func runBaseline(source: String, count: Int, prefix: String) throws(ScriptError) {
+    package func runBaseline(source: String, count: Int, prefix: String) throws(ScriptError) {
         let arguments: [LuaValue] = [.int(count), .string(prefix)]
         let base = lua.top
         defer { lua.setTop(base) }

@@ -1,5 +1,5 @@
 /// An error from Lua: loading a script, running it, or handing values across.
-public enum ScriptError: Error, CustomStringConvertible, Equatable {
+package enum ScriptError: Error, CustomStringConvertible, Equatable {
     /// A chunk failed to compile: `script.lua:LINE: message`.
     case load(String)
     /// A chunk raised an error: `script.lua:LINE: message` plus Lua's traceback.
@@ -12,14 +12,14 @@ public enum ScriptError: Error, CustomStringConvertible, Equatable {
     case file(String)
 
     /// The one-line message (no traceback).
-    public var message: String {
+    package var message: String {
         switch self {
         case .load(let m), .argument(let m), .conversion(let m), .file(let m): return m
         case .runtime(let m, _): return m
         }
     }
 
-    public var description: String {
+    package var description: String {
         if case .runtime(let m, let tb) = self, !tb.isEmpty { return m + "\n" + tb }
         return message
     }

@@ -2,32 +2,57 @@ import Foundation
 import ScanCore
 
 /// Which scripts an engine loads and with what limits: what the CLI flags and the config decide.
-public struct ScriptOptions {
-    /// `--script FILE`, in order.
-    public var scripts: [String] = []
-    /// `--scripts DIR`: every `*.lua` in it (not `*_test.lua`), sorted, and DIR on the `require` path.
-    public var scriptDirectories: [String] = []
-    /// `--config FILE`; when nil, `./scanlua.lua`, then `$XDG_CONFIG_HOME/scanlua/init.lua`.
-    public var config: String?
+package struct ScriptOptions {
+    /// What loads after the shipped handlers, in order: `--scripts DIR` then `--script FILE` on
+    /// the command line; the library's ``ScanSettings`` scripts as given.
+    package enum Load: Equatable, Sendable {
+        /// A script file.
+        case file(String)
+        /// Every `*.lua` in it (not `*_test.lua`), sorted; the directory joins the `require` path.
+        case directory(String)
+        /// Source text, called `name` in errors.
+        case source(name: String, code: String)
+    }
+
+    package var loads: [Load] = []
+    /// `--config FILE`; when nil, `./scanlua.lua`, then `$XDG_CONFIG_HOME/scanlua/init.lua`, if ``findsConfig``.
+    package var config: String?
+    /// Whether a config is looked for when none is named (the CLI: yes; the library: no).
+    package var findsConfig = true
     /// `--no-default-scripts` turns off the shipped handler library (`scripts/default.lua`).
-    public var defaultScripts = true
-    public var limits = ScriptLimits()
+    package var defaultScripts = true
+    /// Where the shipped handlers are; nil: ``ScriptSetup/shippedScriptsDirectory()``.
+    package var shippedDirectory: String?
+    package var limits = ScriptLimits()
     /// `--db PATH`: the store's database (else the config's `db`, else the default path).
-    public var database: String?
+    package var database: String?
     /// `--disable NAME` (repeatable): parsers and rules switched off once everything is loaded.
-    public var disabled: [String] = []
+    package var disabled: [String] = []
     /// Whether rules are checked against the parsers' types after loading: commands that load a
     /// config only for its settings (outbox, export) run no rules, so they say nothing of them.
-    public var checksRules = true
+    package var checksRules = true
 
-    public init() {}
+    package init() {}
+
+    /// The script options of a command line (the CLI's `[script options]`).
+    package init(_ o: OptionValues) {
+        loads = o.strings("scripts").map(Load.directory) + o.strings("script").map(Load.file)
+        config = o.string("config")
+        defaultScripts = o.bool("default_scripts") ?? true
+        limits.trust = o.bool("trust") ?? false
+        if let n = o.int("instruction_limit") { limits.instructionLimit = n }
+        if let n = o.int("memory_limit") { limits.memoryLimit = n }
+        if let n = o.int("max_failures") { limits.maxFailures = n }
+        database = o.string("db")
+        disabled = o.strings("disable")
+    }
 }
 
 /// Builds engines the way every command does: config, shipped handlers, then the user's scripts.
-public enum ScriptSetup {
+package enum ScriptSetup {
     /// The shipped scripts directory: `$SCANLUA_SCRIPTS`, `scripts/` beside the binary,
     /// `../share/scanlua/scripts` from it, or the source tree's `scripts/` above a build directory.
-    public static func shippedScriptsDirectory() -> String? {
+    package static func shippedScriptsDirectory() -> String? {
         let fm = FileManager.default
         func valid(_ dir: String) -> Bool { fm.fileExists(atPath: dir + "/default.lua") }
         if let env = ProcessInfo.processInfo.environment["SCANLUA_SCRIPTS"], valid(env) { return env }
@@ -47,19 +72,19 @@ public enum ScriptSetup {
     }
 
     /// The config to load, read once: what is checked is what runs.
-    public struct ConfigFile {
-        public var path: String
-        public var source: [UInt8]
+    package struct ConfigFile {
+        package var path: String
+        package var source: [UInt8]
         /// Trusted by the ``TrustList`` (`./scanlua.lua`): what it requires with config powers
         /// must be on the list too. Named configs carry the operator's trust by being named.
-        public var byTrustList: Bool
+        package var byTrustList: Bool
     }
 
     /// The config file to load: the explicit one, `./scanlua.lua`, or `$XDG_CONFIG_HOME/scanlua/init.lua`
     /// (`~/.config/scanlua/init.lua` when XDG_CONFIG_HOME is unset). An explicit file must exist;
     /// `./scanlua.lua` must be on the ``TrustList`` with the contents read here (one read: the
     /// bytes hashed are the bytes loaded, so a file renamed over it meanwhile is not run).
-    public static func configFile(explicit: String?) throws(ScriptError) -> ConfigFile? {
+    package static func configFile(explicit: String?) throws(ScriptError) -> ConfigFile? {
         let fm = FileManager.default
         if let explicit {
             guard fm.fileExists(atPath: explicit) else { throw .file("\(explicit): config file not found") }
@@ -98,7 +123,7 @@ public enum ScriptSetup {
     }
 
     /// Lua files a `--scripts DIR` loads: `*.lua` but not `*_test.lua`, sorted by name.
-    public static func scripts(in dir: String) throws(ScriptError) -> [String] {
+    package static func scripts(in dir: String) throws(ScriptError) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
             throw .file("\(dir): cannot list script directory")
         }
@@ -109,12 +134,12 @@ public enum ScriptSetup {
     /// A ready engine. Load order: config, the shipped handler library (unless turned off by
     /// the flag or the config), `--scripts` directories, then `--script` files.
     /// - Throws: the first script that fails to compile or raises while loading.
-    public static func makeEngine(_ options: ScriptOptions, extraSource: (source: String, name: String)? = nil) throws(ScriptError) -> ScriptEngine {
-        let shipped = shippedScriptsDirectory()
+    package static func makeEngine(_ options: ScriptOptions) throws(ScriptError) -> ScriptEngine {
+        let shipped = options.shippedDirectory ?? shippedScriptsDirectory()
         let engine = try ScriptEngine(limits: options.limits, modulePaths: shipped.map { [$0] } ?? [])
         engine.shippedDirectory = shipped
         engine.storePath = options.database
-        if let config = try configFile(explicit: options.config) {
+        if let config = options.config != nil || options.findsConfig ? try configFile(explicit: options.config) : nil {
             engine.configPath = config.path
             engine.loadingConfig = true
             // For the engine's life: a module required at event time runs with the powers the
@@ -130,12 +155,15 @@ public enum ScriptSetup {
             }
             try engine.require("default")
         }
-        if let extraSource { try engine.run(source: Array(extraSource.source.utf8), chunkName: "=" + extraSource.name) }
-        for dir in options.scriptDirectories {
-            engine.addModulePath(dir)
-            for file in try scripts(in: dir) { try engine.run(file: file) }
+        for load in options.loads {
+            switch load {
+            case .file(let file): try engine.run(file: file)
+            case .directory(let dir):
+                engine.addModulePath(dir)
+                for file in try scripts(in: dir) { try engine.run(file: file) }
+            case .source(let name, let code): try engine.run(source: Array(code.utf8), chunkName: "=" + name)
+            }
         }
-        for file in options.scripts { try engine.run(file: file) }
         let fromConfig = engine.configOptions.string("disable")?.split(separator: ",").map(String.init) ?? []
         try engine.disable(options.disabled + fromConfig)
         if options.checksRules { for warning in try engine.ruleTypeWarnings() { engine.log("scanlua: warning: \(warning)\n") } }

@@ -10,21 +10,21 @@ import ScanCore
 /// `$XDG_STATE_HOME/scanlua/trust` (`~/.local/state/scanlua/trust`); a file that changed since
 /// is refused until trusted again. Named configs (`--config FILE`, the XDG config) need no entry:
 /// naming or installing a file is the trust.
-public struct TrustList {
-    public enum Verdict: Equatable { case trusted, unknown, changed }
+package struct TrustList {
+    package enum Verdict: Equatable { case trusted, unknown, changed }
 
-    public let path: String
+    package let path: String
 
-    public init(path: String = TrustList.defaultPath()) { self.path = path }
+    package init(path: String = TrustList.defaultPath()) { self.path = path }
 
-    public static func defaultPath(_ env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultPath(_ env: [String: String] = ProcessInfo.processInfo.environment) -> String {
         // The XDG spec: a relative path is ignored (a folder could ship its own trust list).
         let base = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? ((env["HOME"] ?? "") + "/.local/state")
         return base + "/scanlua/trust"
     }
 
     /// The entries, in file order: hash and real path.
-    public func entries() -> [(hash: String, file: String)] {
+    package func entries() -> [(hash: String, file: String)] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line -> (hash: String, file: String)? in
             let parts = line.split(separator: " ", maxSplits: 1)
@@ -34,20 +34,20 @@ public struct TrustList {
 
     /// Whether `file`, whose bytes the caller read as `contents` (and will load: one read), is
     /// on the list with those contents.
-    public func verdict(for file: String, contents: [UInt8]) -> Verdict {
+    package func verdict(for file: String, contents: [UInt8]) -> Verdict {
         guard let real = physicalPath(file) else { return .unknown }
         return verdict(forRealPath: real, contents: contents)
     }
 
     /// The same for a file whose real path the caller resolved.
-    public func verdict(forRealPath real: String, contents: [UInt8]) -> Verdict {
+    package func verdict(forRealPath real: String, contents: [UInt8]) -> Verdict {
         guard let entry = entries().last(where: { $0.file == real }) else { return .unknown }
         return entry.hash == SHA256.hex(Data(contents)) ? .trusted : .changed
     }
 
     /// Adds (or updates) `file`; returns its real path.
     @discardableResult
-    public func trust(_ file: String) throws(ScriptError) -> String {
+    package func trust(_ file: String) throws(ScriptError) -> String {
         guard let real = physicalPath(file), let hash = Self.hash(of: real) else { throw .file("\(file): cannot read it") }
         guard !real.contains("\n") else { throw .file("\(file): a path with a newline cannot be trusted") }
         try write(entries().filter { $0.file != real } + [(hash, real)])
@@ -55,7 +55,7 @@ public struct TrustList {
     }
 
     /// Takes `file` off the list; false when it was not on it.
-    public func remove(_ file: String) throws(ScriptError) -> Bool {
+    package func remove(_ file: String) throws(ScriptError) -> Bool {
         let real = physicalPath(file) ?? file
         let before = entries()
         let after = before.filter { $0.file != real }

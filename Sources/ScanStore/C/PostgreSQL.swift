@@ -7,19 +7,19 @@ import Foundation
 /// parameters and never spliced into the SQL; each statement may run ``StoreLimits/seconds``
 /// (statement_timeout). A sandboxed connection (untrusted scripts) refuses privileged roles and
 /// statements that reach outside the database: see ``PostgresGuard``.
-public final class PostgresDatabase: StoreConnection {
+package final class PostgresDatabase: StoreConnection {
     private let conn: OpaquePointer
-    public let path: String
-    public private(set) var changes = 0
-    public var dialect: SQLDialect { .postgresql }
+    package let path: String
+    package private(set) var changes = 0
+    package var dialect: SQLDialect { .postgresql }
     /// Untrusted scripts use this connection: ``PostgresGuard`` checks their statements.
-    public let sandboxed: Bool
+    package let sandboxed: Bool
     /// Above 0 while the host runs its own statements (``asHost(_:)``).
     private var hostDepth = 0
 
     /// The corresponding C function is `PQconnectdb`.
     /// - Parameter sandboxed: refuse a role with powers outside its database, and check statements.
-    public init(url: String, sandboxed: Bool = false) throws(StoreError) {
+    package init(url: String, sandboxed: Bool = false) throws(StoreError) {
         self.sandboxed = sandboxed
         path = Self.withoutPassword(url)
         guard let c = PQconnectdb(url) else { throw StoreError(code: 1, message: "\(path): out of memory", sql: nil, database: "PostgreSQL") }
@@ -48,19 +48,19 @@ public final class PostgresDatabase: StoreConnection {
 
     deinit { PQfinish(conn) }
 
-    public var inTransaction: Bool { PQtransactionStatus(conn) != PQTRANS_IDLE }
+    package var inTransaction: Bool { PQtransactionStatus(conn) != PQTRANS_IDLE }
 
-    public func begin() throws(StoreError) { try plain("BEGIN") }
+    package func begin() throws(StoreError) { try plain("BEGIN") }
 
     @discardableResult
-    public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    package func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         hostDepth += 1
         defer { hostDepth -= 1 }
         return try body()
     }
 
     /// The corresponding C function is `PQexec` (several statements allowed, no parameters).
-    public func execute(_ sql: String) throws(StoreError) {
+    package func execute(_ sql: String) throws(StoreError) {
         let head = sql.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
         try guardStatement(sql)
         if ["BEGIN", "COMMIT", "ROLLBACK", "END", "SAVEPOINT", "RELEASE"].contains(where: { head.hasPrefix($0) }) { return try plain(sql) }
@@ -107,7 +107,7 @@ public final class PostgresDatabase: StoreConnection {
 
     /// The corresponding C function is `PQexecParams`.
     @discardableResult
-    public func query(_ sql: String, positional: [SQLValue], named: [String: SQLValue], limit: Database.ResultLimit) throws(StoreError)
+    package func query(_ sql: String, positional: [SQLValue], named: [String: SQLValue], limit: Database.ResultLimit) throws(StoreError)
         -> [[(String, SQLValue)]] {
         try guardStatement(sql)
         let (text, order) = try Self.numbered(sql)

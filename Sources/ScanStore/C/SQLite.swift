@@ -3,7 +3,7 @@ internal import CSQLite
 import Foundation
 
 /// A value bound to, or read from, SQL.
-public enum SQLValue: Equatable, Sendable {
+package enum SQLValue: Equatable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
@@ -12,51 +12,51 @@ public enum SQLValue: Equatable, Sendable {
 }
 
 /// A store error with the SQL that caused it.
-public struct StoreError: Error, CustomStringConvertible, Equatable {
+package struct StoreError: Error, CustomStringConvertible, Equatable {
     /// SQLite's result code (PostgreSQL's errors: 1, or 23 for a statement scanlua refused).
-    public let code: Int32
+    package let code: Int32
     /// SQLite's message (sqlite3_errmsg), or PostgreSQL's with its SQLSTATE.
-    public let message: String
+    package let message: String
     /// The statement, when one was running.
-    public let sql: String?
+    package let sql: String?
     /// Which database said it: "SQLite" or "PostgreSQL".
-    public var database = "SQLite"
+    package var database = "SQLite"
 
-    public init(code: Int32, message: String, sql: String?, database: String = "SQLite") {
+    package init(code: Int32, message: String, sql: String?, database: String = "SQLite") {
         self.code = code
         self.message = message
         self.sql = sql
         self.database = database
     }
 
-    public var description: String {
+    package var description: String {
         sql.map { "\(message) (\(database) error \(code) in: \($0))" } ?? "\(message) (\(database) error \(code))"
     }
 }
 
 /// What scanlua lets one store connection do: scripts are not trusted with the machine, so SQL
 /// can neither reach other files nor run or grow without bound where Lua's own limits cannot see.
-public enum StoreLimits {
+package enum StoreLimits {
     /// SQLite virtual-machine steps one statement may take: 100,000,000. A recursive CTE counts
     /// about 16 steps a row, so this is about 6 million rows (1–2 s on one laptop core); a household
     /// report over tens of thousands of rows takes a few million.
-    public static let steps = 100_000_000
+    package static let steps = 100_000_000
     /// Seconds one statement may run, for what steps do not show: a step can be costly (a 16 MiB
     /// randomblob, printf with a huge width), so a few steps a row can still take hours.
-    public static let seconds = 5
+    package static let seconds = 5
     /// How often (in steps) the progress handler counts and reads the clock: 100,000 times at most
     /// per statement, at a few nanoseconds each.
     static let progressInterval: Int32 = 1_000
     /// The longest string or blob (and row, and SQL text) SQLite builds: 16 MiB (SQLITE_LIMIT_LENGTH).
-    public static let valueBytes = 16 << 20
+    package static let valueBytes = 16 << 20
     /// SQLite's heap, for the whole process (sqlite3_hard_heap_limit64): 256 MiB; above the soft
     /// limit (64 MiB) SQLite first gives back page cache.
-    public static let heapBytes: Int64 = 256 << 20
+    package static let heapBytes: Int64 = 256 << 20
     static let softHeapBytes: Int64 = 64 << 20
     /// Rows one query may return: 100,000 …
-    public static let rows = 100_000
+    package static let rows = 100_000
     /// … and bytes (values, plus 48 a value and 64 a row for what holding them costs): 64 MiB.
-    public static let resultBytes = 64 << 20
+    package static let resultBytes = 64 << 20
 
     /// PRAGMAs that only read the schema or versions, allowed with an argument (a table name).
     static let schemaPragmas: Set<String> = [
@@ -150,7 +150,7 @@ private final class Sandbox {
 
 extension StoreLimits {
     /// Tables only the host writes: the outbox of deliveries and the scan history.
-    public static let hostTables: Set<String> = ["scanlua_outbox", "scanlua_history"]
+    package static let hostTables: Set<String> = ["scanlua_outbox", "scanlua_history"]
 }
 
 /// One SQLite connection, closed in deinit. Not thread-safe: use it on one thread.
@@ -159,14 +159,14 @@ extension StoreLimits {
 /// VACUUM INTO, load_extension() and PRAGMAs other than schema and version reads; a progress
 /// handler stops a statement after ``StoreLimits/steps`` steps or ``StoreLimits/seconds``; values are capped at
 /// ``StoreLimits/valueBytes`` and SQLite's heap at ``StoreLimits/heapBytes``.
-public final class Database: StoreConnection {
+package final class Database: StoreConnection {
     private let db: OpaquePointer
     private let sandbox = Sandbox()
-    public let path: String
+    package let path: String
 
     /// Opens (creating) the database at `path` in WAL mode with a 5 s busy timeout, so two
     /// scanlua processes can share it. The corresponding C function is `sqlite3_open_v2`.
-    public init(path: String) throws(StoreError) {
+    package init(path: String) throws(StoreError) {
         _ = processHeapLimits
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil)
@@ -246,7 +246,7 @@ public final class Database: StoreConnection {
     /// Runs `body` with scanlua's own tables (``StoreLimits/hostTables``) writable: the host's
     /// outbox and history code, never a script's statement.
     @discardableResult
-    public func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+    package func asHost<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         let was = sandbox.host
         sandbox.host = true
         defer { sandbox.host = was }
@@ -255,7 +255,7 @@ public final class Database: StoreConnection {
 
     /// Runs SQL without parameters or results (may hold several statements, run in turn as
     /// sqlite3_exec would; each has its own step budget).
-    public func execute(_ sql: String) throws(StoreError) {
+    package func execute(_ sql: String) throws(StoreError) {
         guard let text = strdup(sql) else { throw StoreError(code: SQLITE_NOMEM, message: "out of memory", sql: sql) }
         defer { free(text) }
         var next = UnsafePointer<CChar>(text)
@@ -273,30 +273,30 @@ public final class Database: StoreConnection {
     }
 
     /// How much of its result a ``query(_:positional:named:limit:)`` may hold.
-    public struct ResultLimit: Sendable {
-        public var rows: Int
-        public var bytes: Int
-        public init(rows: Int, bytes: Int) { self.rows = rows; self.bytes = bytes }
+    package struct ResultLimit: Sendable {
+        package var rows: Int
+        package var bytes: Int
+        package init(rows: Int, bytes: Int) { self.rows = rows; self.bytes = bytes }
         /// ``StoreLimits/rows`` and ``StoreLimits/resultBytes``.
-        public static let standard = ResultLimit(rows: StoreLimits.rows, bytes: StoreLimits.resultBytes)
+        package static let standard = ResultLimit(rows: StoreLimits.rows, bytes: StoreLimits.resultBytes)
         /// Keep no rows (exec): the statement still runs to its end.
-        public static let none = ResultLimit(rows: 0, bytes: 0)
+        package static let none = ResultLimit(rows: 0, bytes: 0)
         /// The host's own reads (outbox, history export, in pages): no cap.
-        public static let host = ResultLimit(rows: .max, bytes: .max)
+        package static let host = ResultLimit(rows: .max, bytes: .max)
     }
 
     /// Runs one statement with parameters (positional `?` from `positional`, or `:name` from `named`)
     /// and returns its rows as column-name/value pairs. Values are bound, never spliced into the SQL.
     /// A result larger than ``ResultLimit/standard`` is an error.
     @discardableResult
-    public func query(_ sql: String, positional: [SQLValue] = [], named: [String: SQLValue] = [:]) throws(StoreError) -> [[(String, SQLValue)]] {
+    package func query(_ sql: String, positional: [SQLValue] = [], named: [String: SQLValue] = [:]) throws(StoreError) -> [[(String, SQLValue)]] {
         try query(sql, positional: positional, named: named, limit: .standard)
     }
 
     /// ``query(_:positional:named:)`` with another result limit: a result larger than `limit` is an
     /// error (with ``ResultLimit/none`` rows are dropped instead, as for an exec).
     @discardableResult
-    public func query(_ sql: String, positional: [SQLValue] = [], named: [String: SQLValue] = [:],
+    package func query(_ sql: String, positional: [SQLValue] = [], named: [String: SQLValue] = [:],
                       limit: ResultLimit) throws(StoreError) -> [[(String, SQLValue)]] {
         var stmt: OpaquePointer?
         var tail: UnsafePointer<CChar>?
@@ -363,12 +363,12 @@ public final class Database: StoreConnection {
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE. The corresponding C function is `sqlite3_changes`.
-    public var changes: Int { Int(sqlite3_changes(db)) }
-    public var inTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
-    public var dialect: SQLDialect { .sqlite }
+    package var changes: Int { Int(sqlite3_changes(db)) }
+    package var inTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
+    package var dialect: SQLDialect { .sqlite }
     /// BEGIN IMMEDIATE takes the write lock first, so a second process waits for its busy timeout
     /// instead of failing on a lock upgrade.
-    public func begin() throws(StoreError) { try execute("BEGIN IMMEDIATE") }
+    package func begin() throws(StoreError) { try execute("BEGIN IMMEDIATE") }
 
     private func bind(_ stmt: OpaquePointer, _ i: Int32, _ v: SQLValue) -> Int32 {
         // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.

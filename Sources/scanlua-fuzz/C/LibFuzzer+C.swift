@@ -12,7 +12,7 @@ private let current: FuzzTarget = {
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+package func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     current.run(size == 0 || data == nil ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
     return 0
 }

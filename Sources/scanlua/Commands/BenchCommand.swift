@@ -20,9 +20,9 @@ enum BenchCommand {
         func engine(_ extra: Bool) throws -> ScriptEngine {
             var options = ScriptOptions()
             options.defaultScripts = false
-            if let script { options.scripts = [script] }
+            if let script { options.loads = [.file(script)] } else if extra { options.loads = [.source(name: "bench", code: Benchmarks.simulateScript)] }
             do {
-                return try ScriptSetup.makeEngine(options, extraSource: extra && script == nil ? (Benchmarks.simulateScript, "bench") : nil)
+                return try ScriptSetup.makeEngine(options)
             } catch { throw ScriptLoadFailure(error: error) }
         }
         func load(_ path: String) -> GrayImage? {

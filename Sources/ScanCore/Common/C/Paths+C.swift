@@ -5,22 +5,22 @@ import Glibc
 /// Where a path really is: every symbolic link followed and every `..` applied to the directory
 /// it names (not removed as text: `link/../x` with `link -> /etc/ssl` is `/etc/x`), or nil when
 /// it does not exist. The corresponding C function is `realpath`.
-public func physicalPath(_ path: String) -> String? {
+package func physicalPath(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)
 }
 
 /// Whether `path` physically lies in directory `root` (or is it).
-public func isPhysically(_ path: String, inside root: String) -> Bool {
+package func isPhysically(_ path: String, inside root: String) -> Bool {
     guard let p = physicalPath(path), let r = physicalPath(root) else { return false }
     return p == r || p.hasPrefix(r.hasSuffix("/") ? r : r + "/")
 }
 
 /// Why a file could not be read as a regular file.
-public struct FileReadFailure: Error, Sendable {
-    public let reason: String
-    public init(reason: String) { self.reason = reason }
+package struct FileReadFailure: Error, Sendable {
+    package let reason: String
+    package init(reason: String) { self.reason = reason }
 }
 
 /// The bytes of a regular file, read through one descriptor: what is checked is what was read,
@@ -31,7 +31,7 @@ public struct FileReadFailure: Error, Sendable {
 ///
 /// `within`: a real directory path the opened file must lie in, checked on the open descriptor
 /// (its `/proc/self/fd` link), so a link swapped in after a check of the path cannot lead out.
-public func readRegularFile(_ path: String, followLinks: Bool = true, within root: String? = nil,
+package func readRegularFile(_ path: String, followLinks: Bool = true, within root: String? = nil,
                             limit: Int = 1 << 30) -> Result<[UInt8], FileReadFailure> {
     let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
     guard fd >= 0 else {
@@ -74,6 +74,6 @@ public func readRegularFile(_ path: String, followLinks: Bool = true, within roo
 }
 
 /// ``readRegularFile(_:followLinks:limit:)`` without following a final link, nil on any failure.
-public func readRegularFileNoFollow(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
+package func readRegularFileNoFollow(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
     try? readRegularFile(path, followLinks: false, limit: limit).get()
 }

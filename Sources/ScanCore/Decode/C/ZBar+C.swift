@@ -8,7 +8,7 @@ internal import CZBar
 /// random generator seeded once per scanner, so a reused scanner gave an image other corner
 /// points depending on the images it had seen before (records then differed between thread
 /// counts and folder neighbours). A scanner costs a few microseconds to make.
-public final class ZBarDecoder: FrameDecoder {
+package final class ZBarDecoder: FrameDecoder {
     private let wanted: Set<String>
     private let enabled: [zbar_symbol_type_t]
     private let inverted: Bool
@@ -20,14 +20,14 @@ public final class ZBarDecoder: FrameDecoder {
 
     /// zbar's own name for a symbol type: what `zbarimg` prints (the registry's label must match it).
     /// The corresponding C function is `zbar_get_symbol_name`.
-    public static func zbarName(ofType type: UInt32) -> String {
+    package static func zbarName(ofType type: UInt32) -> String {
         String(cString: zbar_get_symbol_name(zbar_symbol_type_t(rawValue: type)))
     }
 
     /// - Parameters: `symbologies`: the names to enable; names zbar does not decode are ignored.
     ///   `inverted`: retry on the inverted image when the normal pass finds nothing (off when
     ///   zxing-cpp, which tries inverted codes itself, reads the same frames).
-    public init(symbologies: Set<Symbology>, inverted: Bool = true) {
+    package init(symbologies: Set<Symbology>, inverted: Bool = true) {
         wanted = Set(symbologies.map(\.rawValue))
         var enable = wanted
         // zbar derives UPC-A and ISBN from an EAN-13 read: it needs EAN-13 on for them (filtered out below).
@@ -50,14 +50,14 @@ public final class ZBarDecoder: FrameDecoder {
         return scanner
     }
 
-    public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+    package func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         guard !wanted.isEmpty else { return [] }
         return image.decode(inside: region, decode)
     }
 
     /// Every symbol zbar finds in `image`, in zbar's order.
     /// The corresponding C function is `zbar_scan_image`.
-    public func decode(_ image: GrayImage) -> [Symbol] {
+    package func decode(_ image: GrayImage) -> [Symbol] {
         guard image.width > 0, image.height > 0 else { return [] }
         let scanner = makeScanner()
         defer { zbar_image_scanner_destroy(scanner) }

@@ -4,7 +4,7 @@ internal import CZXing
 import Foundation
 
 /// How hard zxing-cpp tries (`--effort`): the speed/coverage presets of scanner SDKs.
-public enum Effort: String, CaseIterable, Sendable {
+package enum Effort: String, CaseIterable, Sendable {
     /// One pass: no rotation, inversion or downscaling retries.
     case fast
     /// zxing-cpp's defaults minus `tryHarder`'s slowest searches on large frames.
@@ -17,7 +17,7 @@ public enum Effort: String, CaseIterable, Sendable {
 ///
 /// Owns one `ZXing_ReaderOptions` (freed in deinit). zxing-cpp keeps no shared mutable state
 /// but its thread-local last error, so one decoder per worker thread is safe.
-public final class ZXingDecoder: FrameDecoder {
+package final class ZXingDecoder: FrameDecoder {
     private let options: OpaquePointer
     private let effort: Effort
 
@@ -31,13 +31,13 @@ public final class ZXingDecoder: FrameDecoder {
         formats.map { (ZXing_BarcodeFormatSymbology($0.format).rawValue, $0.name) }, uniquingKeysWith: { a, _ in a })
 
     /// The registry's zxing format names that zxing-cpp does not know (a test keeps this empty).
-    public static var unknownFormatNames: [String] {
+    package static var unknownFormatNames: [String] {
         Symbology.registry.flatMap(\.zxing).filter { ZXing_BarcodeFormatFromString($0) == ZXing_BarcodeFormat_Invalid }
     }
 
     /// - Parameters: `symbologies` to enable (names zxing-cpp does not read are ignored);
     ///   `reportFailures`: also keep where codes were found but not decoded (``decodeReporting(_:)``).
-    public init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false) {
+    package init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false) {
         guard let o = ZXing_ReaderOptions_new() else { preconditionFailure("ZXing_ReaderOptions_new failed") }
         options = o
         self.effort = effort
@@ -77,21 +77,21 @@ public final class ZXingDecoder: FrameDecoder {
 
     deinit { ZXing_ReaderOptions_delete(options) }
 
-    public func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+    package func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         guard !wantsNothing else { return [] }
         return image.decode(inside: region, decode)
     }
 
     /// Whether any of the wanted formats is zxing-cpp's.
-    public var readsSomething: Bool { !wantsNothing }
+    package var readsSomething: Bool { !wantsNothing }
 
     /// Every valid symbol zxing-cpp finds in `image` (results with a checksum or format error are
     /// not symbols). The corresponding C function is `ZXing_ReadBarcodes`.
-    public func decode(_ image: GrayImage) -> [Symbol] { decodeReporting(image).symbols }
+    package func decode(_ image: GrayImage) -> [Symbol] { decodeReporting(image).symbols }
 
     /// The valid symbols, and (with `reportFailures`) the outlines of codes zxing-cpp found but
     /// could not decode (a checksum or format error): where a retry may read more.
-    public func decodeReporting(_ image: GrayImage) -> (symbols: [Symbol], failures: [Box]) {
+    package func decodeReporting(_ image: GrayImage) -> (symbols: [Symbol], failures: [Box]) {
         guard image.width > 0, image.height > 0, !wantsNothing else { return ([], []) }
         return image.pixels.withUnsafeBufferPointer { buf -> ([Symbol], [Box]) in
             // The view does not copy: the buffer outlives the read.

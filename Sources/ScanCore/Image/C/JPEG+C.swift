@@ -23,16 +23,16 @@ enum JPEGDecoder {
     }
 }
 
-public enum ImageEncoder {
+package enum ImageEncoder {
     /// The image as a baseline JPEG of this quality (1-100). The C function is `scanlua_jpeg_encode_rgb`.
-    public static func jpeg(_ image: RGBImage, quality: Int = 85) throws(ImageError) -> Data {
+    package static func jpeg(_ image: RGBImage, quality: Int = 85) throws(ImageError) -> Data {
         try encodeWithShim(image, format: "JPEG") { px, w, h, out, len, err, errlen in
             scanlua_jpeg_encode_rgb(px, w, h, Int32(quality), out, len, err, errlen)
         }
     }
 
     /// The image as PNG. The C function is `scanlua_png_encode_rgb`.
-    public static func png(_ image: RGBImage) throws(ImageError) -> Data {
+    package static func png(_ image: RGBImage) throws(ImageError) -> Data {
         try encodeWithShim(image, format: "PNG", scanlua_png_encode_rgb)
     }
 }

@@ -5,10 +5,10 @@ import Synchronization
 
 /// A V4L2 camera (`/dev/videoN`): GREY, YUYV or MJPEG frames, luma to the decoders.
 /// Live: frames the driver had to drop while decoding was behind are counted from its sequence numbers.
-public final class CameraSource: FrameSource {
-    public let name: String
-    public var isLive: Bool { true }
-    public private(set) var dropped = 0
+package final class CameraSource: FrameSource {
+    package let name: String
+    package var isLive: Bool { true }
+    package private(set) var dropped = 0
     private let camera: OpaquePointer
     private let fourcc: UInt32, width: Int, height: Int, stride: Int
     private var lastSequence: UInt32?
@@ -26,7 +26,7 @@ public final class CameraSource: FrameSource {
 
     /// Opens the device and starts streaming at about `width` x `height` (0 = its current size).
     /// - Throws: a message that names the device and what to do (missing, busy, permission, format).
-    public init(device: String, width: Int = 0, height: Int = 0) throws(SourceError) {
+    package init(device: String, width: Int = 0, height: Int = 0) throws(SourceError) {
         name = device
         var status: Int32 = 0
         var message = [CChar](repeating: 0, count: 512)
@@ -74,7 +74,7 @@ public final class CameraSource: FrameSource {
         s.utf8.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
     }
 
-    public func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         var message = [CChar](repeating: 0, count: 512)
         while true {
             for request in torchRequests.withLock({ r -> [(on: Bool, done: TorchReply)] in defer { r = [] }; return r }) {
@@ -124,11 +124,11 @@ public final class CameraSource: FrameSource {
     }
 
     /// Whether the camera has a torch control. The corresponding C function is `scanlua_camera_has_torch`.
-    public var hasTorch: Bool { scanlua_camera_has_torch(camera) == 1 }
+    package var hasTorch: Bool { scanlua_camera_has_torch(camera) == 1 }
 
     /// Asks the reading thread to switch the torch (from any thread) and waits for it, at most
     /// 3 s (it reads a frame at least every 2 s).
-    public func requestTorch(_ on: Bool) throws(SourceError) {
+    package func requestTorch(_ on: Bool) throws(SourceError) {
         let reply = TorchReply()
         torchRequests.withLock { $0.append((on, reply)) }
         guard reply.done.wait(timeout: .now() + 3) == .success else {
@@ -139,7 +139,7 @@ public final class CameraSource: FrameSource {
 
     /// Switches the torch on or off, on the calling thread: before the scan starts (`--torch`) or
     /// from the reading thread. The corresponding control is V4L2_CID_FLASH_LED_MODE.
-    public func setTorch(_ on: Bool) throws(SourceError) {
+    package func setTorch(_ on: Bool) throws(SourceError) {
         var message = [CChar](repeating: 0, count: 512)
         guard scanlua_camera_torch(camera, on ? 1 : 0, &message, message.count) == 0 else {
             throw SourceError("\(name): \(text(message))")
@@ -147,7 +147,7 @@ public final class CameraSource: FrameSource {
     }
 
     /// The cameras under /dev (video*), each with its name and formats, or the reason it cannot be read.
-    public static func describeAll() -> [(device: String, description: String)] {
+    package static func describeAll() -> [(device: String, description: String)] {
         let devices = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? [])
             .filter { $0.hasPrefix("video") }
             .sorted { (Int($0.dropFirst(5)) ?? 0) < (Int($1.dropFirst(5)) ?? 0) }

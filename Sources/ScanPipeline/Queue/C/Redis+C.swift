@@ -3,7 +3,7 @@ internal import CHiredis
 import Foundation
 
 /// A Redis reply.
-public indirect enum RedisReply: Equatable, Sendable {
+package indirect enum RedisReply: Equatable, Sendable {
     case string([UInt8])
     case integer(Int)
     case array([RedisReply])
@@ -11,30 +11,30 @@ public indirect enum RedisReply: Equatable, Sendable {
     case status(String)
     case error(String)
 
-    public var text: String? { if case .string(let b) = self { return String(decoding: b, as: UTF8.self) }; return nil }
-    public var items: [RedisReply] { if case .array(let a) = self { return a }; return [] }
+    package var text: String? { if case .string(let b) = self { return String(decoding: b, as: UTF8.self) }; return nil }
+    package var items: [RedisReply] { if case .array(let a) = self { return a }; return [] }
 }
 
-public struct RedisError: Error, CustomStringConvertible {
-    public let message: String
+package struct RedisError: Error, CustomStringConvertible {
+    package let message: String
     /// The server could not be reached or the connection broke (a restart): worth reconnecting.
-    public var connectionLost = false
-    public init(message: String, connectionLost: Bool = false) {
+    package var connectionLost = false
+    package init(message: String, connectionLost: Bool = false) {
         self.message = message
         self.connectionLost = connectionLost
     }
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// One blocking connection (`redis://host:port[/db]`).
 /// The corresponding C functions are `redisConnectWithTimeout`, `redisCommandArgv` and `redisFree`.
-public final class RedisConnection: RedisClient {
+package final class RedisConnection: RedisClient {
     /// nil after the connection was lost, until ``reconnect()`` succeeds.
     private var context: UnsafeMutablePointer<redisContext>?
-    public let url: String
+    package let url: String
     private let timeout: Double
 
-    public init(url: String, timeout: Double = 5) throws(RedisError) {
+    package init(url: String, timeout: Double = 5) throws(RedisError) {
         self.url = url
         self.timeout = timeout
         try reconnect()
@@ -42,7 +42,7 @@ public final class RedisConnection: RedisClient {
 
     /// (Re)opens the connection (a Redis that restarted, or was down at start). Throws with
     /// ``RedisError/connectionLost`` set when the server cannot be reached.
-    public func reconnect() throws(RedisError) {
+    package func reconnect() throws(RedisError) {
         if let context { redisFree(context) }
         context = nil
         guard let c = URLComponents(string: url), c.scheme == "redis", let host = c.host, !host.isEmpty else {
@@ -66,7 +66,7 @@ public final class RedisConnection: RedisClient {
     deinit { if let context { redisFree(context) } }
 
     /// Sends one command (binary-safe arguments) and returns its reply; a lost connection throws.
-    public func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply {
+    package func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply {
         let copies = args.map { a -> UnsafeMutablePointer<CChar> in
             let p = UnsafeMutablePointer<CChar>.allocate(capacity: max(a.count, 1))
             a.withUnsafeBytes { if let base = $0.baseAddress { UnsafeMutableRawPointer(p).copyMemory(from: base, byteCount: a.count) } }

@@ -11,16 +11,16 @@ import Synchronization
 /// Atomic: written by the handler, read by every thread (lock-free, so safe in a handler).
 private let caughtSignal = Atomic<Int32>(0)
 
-public enum Signals {
+package enum Signals {
     /// The signal that asked the session to stop (SIGINT, SIGTERM), or nil.
-    public static var received: Int32? {
+    package static var received: Int32? {
         let s = caughtSignal.load(ordering: .acquiring)
         return s == 0 ? nil : s
     }
 
     /// Installs the handlers (without SA_RESTART: a blocked read of stdin returns).
     /// The corresponding C function is `sigaction`.
-    public static func install() {
+    package static func install() {
         var ignore = sigaction()
         ignore.__sigaction_handler.sa_handler = SIG_IGN
         sigaction(SIGPIPE, &ignore, nil)

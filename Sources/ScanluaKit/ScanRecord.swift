@@ -1,0 +1,225 @@
+import Foundation
+
+/// One record, as `scanlua scan` prints it in NDJSON (docs/output.md): a decoded symbol with what
+/// the scripts made of it, an input that could not be read (``error``), or, with
+/// ``ScanSettings/emptyRecords``, a frame in which nothing was read (``symbols`` is 0).
+///
+/// It decodes from and encodes to the NDJSON record: `JSONDecoder().decode(ScanRecord.self, from: line)`.
+public struct ScanRecord: Codable, Sendable, Equatable {
+    /// A corner or point of a symbol, in frame pixels.
+    public struct Point: Codable, Sendable, Equatable {
+        public var x: Int
+        public var y: Int
+        public init(x: Int, y: Int) { self.x = x; self.y = y }
+    }
+
+    /// The symbol's axis-aligned box, in frame pixels.
+    public struct BoundingBox: Codable, Sendable, Equatable {
+        public var x: Int
+        public var y: Int
+        public var width: Int
+        public var height: Int
+        public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    }
+
+    /// A structured-append part: its place in the sequence and the sequence's id.
+    public struct Sequence: Codable, Sendable, Equatable {
+        public var index: Int
+        public var size: Int
+        public var id: String
+        public init(index: Int, size: Int, id: String) { self.index = index; self.size = size; self.id = id }
+    }
+
+    /// The file path, stream, device, or the name given to a buffer.
+    public var source: String
+    /// The frame's index in its source (0 for an image file).
+    public var frame: Int
+    /// The symbology (`qrcode`, `ean13`, ...); nil for an error or empty record.
+    public var symbology: String?
+    /// The payload as text (its ``charset`` decoded).
+    public var text: String?
+    /// How ``bytes`` were read as ``text``: `utf-8`, `iso-8859-1`, `shift_jis`, `binary`, ...
+    public var charset: String?
+    /// The payload's exact bytes.
+    public var bytes: Data?
+    /// The symbol's corners (four for 2D codes and boxes, two for a 1D scan line).
+    public var points: [Point]?
+    public var bbox: BoundingBox?
+    /// `up`, `right`, `down`, `left` or `unknown`.
+    public var orientation: String?
+    /// The decoder's confidence (zbar's count of agreeing scans; 1 for zxing-cpp).
+    public var quality: Int?
+    /// Which decoder read it: `zbar`, `zxing`, `gray`, or a Lua decoder's name.
+    public var decoder: String?
+    /// The AIM symbology identifier (`]Q1`, `]E0`, ...).
+    public var symbologyID: String?
+    public var eci: Int?
+    public var ecLevel: String?
+    public var version: String?
+    public var inverted: Bool?
+    public var mirrored: Bool?
+    public var sequence: Sequence?
+    /// How many structured-append parts were joined into this record.
+    public var joinedParts: Int?
+    /// Reading modifiers: `gs1`, `iso15434`, ...
+    public var modifiers: [String]?
+    /// An EAN/UPC add-on's digits.
+    public var addon: String?
+    /// What the claiming parser made of the payload (`{"type": "url", ...}`; `{"type": "raw"}` when none claimed it).
+    public var payload: JSONValue?
+    /// The actions the rules took, as data.
+    public var actions: [JSONValue]?
+    /// What rules emitted with `ctx.emit`.
+    public var emitted: [JSONValue]?
+    /// Script errors on this symbol, each naming the handler and `file:line`.
+    public var errors: [JSONValue]?
+    /// What was skipped on this frame (a spent time budget).
+    public var warnings: [String]?
+    /// Why the input could not be read: an error record.
+    public var error: String?
+    /// 0 in an empty record.
+    public var symbols: Int?
+    /// In an empty record: codes read again that the duplicates policy dropped.
+    public var repeated: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case source, frame, symbology, text, charset, bytes, points, bbox, orientation, quality, decoder
+        case symbologyID = "symbology_id", eci, ecLevel = "ec_level", version, inverted, mirrored, sequence
+        case joinedParts = "joined_parts", modifiers, addon, payload, actions, emitted, errors, warnings, error, symbols, repeated
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        source = try c.decode(String.self, forKey: .source)
+        frame = try c.decodeIfPresent(Int.self, forKey: .frame) ?? 0
+        symbology = try c.decodeIfPresent(String.self, forKey: .symbology)
+        text = try c.decodeIfPresent(String.self, forKey: .text)
+        charset = try c.decodeIfPresent(String.self, forKey: .charset)
+        bytes = try c.decodeIfPresent(Data.self, forKey: .bytes)
+        // Points are [x, y] pairs in the NDJSON record.
+        points = try c.decodeIfPresent([[Int]].self, forKey: .points)?.map { Point(x: $0.first ?? 0, y: $0.dropFirst().first ?? 0) }
+        bbox = try c.decodeIfPresent(BoundingBox.self, forKey: .bbox)
+        orientation = try c.decodeIfPresent(String.self, forKey: .orientation)
+        quality = try c.decodeIfPresent(Int.self, forKey: .quality)
+        self.decoder = try c.decodeIfPresent(String.self, forKey: .decoder)
+        symbologyID = try c.decodeIfPresent(String.self, forKey: .symbologyID)
+        eci = try c.decodeIfPresent(Int.self, forKey: .eci)
+        ecLevel = try c.decodeIfPresent(String.self, forKey: .ecLevel)
+        version = try c.decodeIfPresent(String.self, forKey: .version)
+        inverted = try c.decodeIfPresent(Bool.self, forKey: .inverted)
+        mirrored = try c.decodeIfPresent(Bool.self, forKey: .mirrored)
+        sequence = try c.decodeIfPresent(Sequence.self, forKey: .sequence)
+        joinedParts = try c.decodeIfPresent(Int.self, forKey: .joinedParts)
+        modifiers = try c.decodeIfPresent([String].self, forKey: .modifiers)
+        addon = try c.decodeIfPresent(String.self, forKey: .addon)
+        payload = try c.decodeIfPresent(JSONValue.self, forKey: .payload)
+        actions = try c.decodeIfPresent([JSONValue].self, forKey: .actions)
+        emitted = try c.decodeIfPresent([JSONValue].self, forKey: .emitted)
+        errors = try c.decodeIfPresent([JSONValue].self, forKey: .errors)
+        warnings = try c.decodeIfPresent([String].self, forKey: .warnings)
+        error = try c.decodeIfPresent(String.self, forKey: .error)
+        symbols = try c.decodeIfPresent(Int.self, forKey: .symbols)
+        repeated = try c.decodeIfPresent(Int.self, forKey: .repeated)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(source, forKey: .source)
+        try c.encode(frame, forKey: .frame)
+        try c.encodeIfPresent(symbology, forKey: .symbology)
+        try c.encodeIfPresent(text, forKey: .text)
+        try c.encodeIfPresent(charset, forKey: .charset)
+        try c.encodeIfPresent(bytes, forKey: .bytes)
+        try c.encodeIfPresent(points?.map { [$0.x, $0.y] }, forKey: .points)
+        try c.encodeIfPresent(bbox, forKey: .bbox)
+        try c.encodeIfPresent(orientation, forKey: .orientation)
+        try c.encodeIfPresent(quality, forKey: .quality)
+        try c.encodeIfPresent(decoder, forKey: .decoder)
+        try c.encodeIfPresent(symbologyID, forKey: .symbologyID)
+        try c.encodeIfPresent(eci, forKey: .eci)
+        try c.encodeIfPresent(ecLevel, forKey: .ecLevel)
+        try c.encodeIfPresent(version, forKey: .version)
+        try c.encodeIfPresent(inverted, forKey: .inverted)
+        try c.encodeIfPresent(mirrored, forKey: .mirrored)
+        try c.encodeIfPresent(sequence, forKey: .sequence)
+        try c.encodeIfPresent(joinedParts, forKey: .joinedParts)
+        try c.encodeIfPresent(modifiers, forKey: .modifiers)
+        try c.encodeIfPresent(addon, forKey: .addon)
+        try c.encodeIfPresent(payload, forKey: .payload)
+        try c.encodeIfPresent(actions, forKey: .actions)
+        try c.encodeIfPresent(emitted, forKey: .emitted)
+        try c.encodeIfPresent(errors, forKey: .errors)
+        try c.encodeIfPresent(warnings, forKey: .warnings)
+        try c.encodeIfPresent(error, forKey: .error)
+        try c.encodeIfPresent(symbols, forKey: .symbols)
+        try c.encodeIfPresent(repeated, forKey: .repeated)
+    }
+}
+
+/// A JSON value: a record's payload, actions, emitted values and errors.
+public enum JSONValue: Codable, Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// A number written without a fraction or exponent.
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// The member `key` of an object; nil for anything else or a missing key.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The element at `index` of an array; nil for anything else or an index out of range.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let items) = self, items.indices.contains(index) { return items[index] }
+        return nil
+    }
+
+    /// The text of a string value.
+    public var string: String? { if case .string(let s) = self { return s }; return nil }
+    /// An integer, or a double without a fraction.
+    public var int: Int? {
+        switch self {
+        case .int(let n): return n
+        case .double(let d) where d == d.rounded() && abs(d) < 9e18: return Int(d)
+        default: return nil
+        }
+    }
+    /// Any number, as a double.
+    public var double: Double? {
+        switch self {
+        case .int(let n): return Double(n)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+    public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Int.self) { self = .int(n) }
+        else if let d = try? c.decode(Double.self) { self = .double(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .null: try c.encodeNil()
+        case .bool(let b): try c.encode(b)
+        case .int(let n): try c.encode(n)
+        case .double(let d): try c.encode(d)
+        case .string(let s): try c.encode(s)
+        case .array(let a): try c.encode(a)
+        case .object(let o): try c.encode(o)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import ScanCore
+
+/// What a ``ScanEngine`` decodes and which scripts it runs: the library's form of the options
+/// of `scanlua scan` (docs/cli.md names each one). Every property has the CLI's default, except
+/// that no config file is looked for unless ``config`` names one.
+///
+/// ```swift
+/// var settings = ScanSettings()
+/// settings.symbologies = ["qrcode", "ean13"]
+/// settings.scripts = [.file("rules.lua")]
+/// settings.store = "household.db"
+/// ```
+public struct ScanSettings: Sendable, Equatable {
+    /// How hard the decoders try (`--effort`).
+    public enum Effort: String, Sendable, CaseIterable {
+        /// One pass of each decoder: for live frames.
+        case fast
+        /// The default: the scale pyramid, retries of unread photos, the gray-level EAN/UPC reader.
+        case balanced
+        /// Every binarizer, rotation and scale, on every image.
+        case thorough
+    }
+
+    /// The part of each frame to decode (`--roi`); points in records stay in frame coordinates.
+    public enum Region: Sendable, Equatable {
+        /// A rectangle in pixels.
+        case pixels(x: Int, y: Int, width: Int, height: Int)
+        /// A rectangle in fractions of the frame's width and height (0...1).
+        case fractions(x: Double, y: Double, width: Double, height: Double)
+    }
+
+    /// Which repeats of a code become records (`--duplicates`).
+    public enum Duplicates: String, Sendable, CaseIterable {
+        /// Each distinct code once per engine call.
+        case once
+        /// A code again after ``ScanSettings/interval`` seconds.
+        case interval
+        /// A code again when another code came between.
+        case consecutive
+        /// Every code of every frame (the default for image files).
+        case all
+    }
+
+    /// A Lua script to load, after the shipped handlers.
+    public enum Script: Sendable, Equatable {
+        /// A script file (`--script FILE`).
+        case file(String)
+        /// Every `*.lua` of a directory but `*_test.lua`, sorted; the directory joins the `require` path (`--scripts DIR`).
+        case directory(String)
+        /// Lua source text; `name` is how errors and tracebacks call it.
+        case source(name: String, code: String)
+    }
+
+    /// Symbology names to decode, as `scanlua scan --symbologies` takes them (`qrcode`, `ean13`,
+    /// ...; `scanlua help symbologies` lists them); nil: all but isbn10.
+    public var symbologies: [String]?
+    /// Built-in decoders: `zbar`, `zxing`, `gray`; nil: all three.
+    public var decoders: [String]?
+    public var effort: Effort = .balanced
+    public var region: Region?
+    /// Seconds per image for the passes after the first; nil: the effort's default (1, 2 or 10 s); 0: no limit.
+    public var timeBudget: Double?
+    /// Images larger than this many pixels are refused from their header.
+    public var maxPixels = 50_000_000
+    /// Decoding threads; nil: one per core. Records are the same whatever the number.
+    public var threads: Int?
+    /// Repeats; nil: ``Duplicates/all`` for images, ``Duplicates/interval`` for streams and watched folders.
+    public var duplicates: Duplicates?
+    /// Seconds for ``Duplicates/interval``.
+    public var interval = 1.0
+    /// A record for each frame in which nothing was read too (its `symbols` is 0).
+    public var emptyRecords = false
+
+    /// Load the shipped handler library (`scripts/default.lua`: URLs, Wi-Fi, vCards, EAN/UPC products,
+    /// Taiwan e-invoices, ...).
+    public var shippedHandlers = true
+    /// Where the shipped handlers are; nil: found as the CLI finds them (`$SCANLUA_SCRIPTS`, beside
+    /// the executable, or the `scripts/` of the SwiftPM package the executable was built in).
+    public var shippedHandlersDirectory: String?
+    /// Scripts loaded after the shipped handlers, in order.
+    public var scripts: [Script] = []
+    /// A Lua config file (`--config`); nil: none (the CLI looks for `./scanlua.lua`, the library does not).
+    public var config: String?
+    /// Parsers and rules to switch off by name (`--disable`).
+    public var disabled: [String] = []
+    /// The store scripts write to: a SQLite file or a `postgresql://` URL (`--db`); nil: the
+    /// config's `db`, else the default store, opened only when a script uses it.
+    public var store: String?
+    /// Give scripts the full Lua standard library instead of the sandbox (`--trust`).
+    public var trust = false
+    /// Lua instructions per handler call; 0: unlimited.
+    public var instructionLimit = 10_000_000
+    /// Bytes the Lua state may hold; 0: unlimited.
+    public var memoryLimit = 256 << 20
+    /// Hosts `http` and `mqtt` actions may reach (`host[:port]`, `*.example.com`); empty: none.
+    public var network: [String] = []
+    /// Print the actions rules return instead of carrying them out, and roll back store writes.
+    public var dryRun = false
+
+    /// The defaults of `scanlua scan`.
+    public init() {}
+
+    /// The settings as the CLI's option values, checked by the option registry as flags are.
+    /// Only what differs from the defaults is set, so a config's `scan.options` fills the rest.
+    func optionValues() throws(ScanError) -> OptionValues {
+        var o = OptionValues()
+        let d = ScanSettings()
+        func set(_ name: String, _ value: JSON) throws(ScanError) {
+            if let reason = Option.named(name).check(value) { throw .invalidSettings("\(name): \(reason)") }
+            o[name] = value
+        }
+        func names(_ list: [String]) -> JSON { .string(list.joined(separator: ",")) }
+        if let symbologies { try set("symbologies", names(symbologies)) }
+        if let decoders { try set("decoders", names(decoders)) }
+        if effort != d.effort { try set("effort", .string(effort.rawValue)) }
+        switch region {
+        case .pixels(let x, let y, let w, let h)?: try set("roi", .string("\(x),\(y),\(w),\(h)"))
+        case .fractions(let x, let y, let w, let h)?:
+            // Written with a point, so the region parser reads fractions even for 0 and 1.
+            func f(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? "\(Int(v)).0" : "\(v)" }
+            try set("roi", .string("\(f(x)),\(f(y)),\(f(w)),\(f(h))"))
+        case nil: break
+        }
+        if let timeBudget { try set("time_budget", .double(timeBudget)) }
+        if maxPixels != d.maxPixels { try set("max_pixels", .int(maxPixels)) }
+        if let threads { try set("threads", .int(threads)) }
+        if let duplicates { try set("duplicates", .string(duplicates.rawValue)) }
+        if interval != d.interval { try set("interval", .double(interval)) }
+        if emptyRecords { try set("empty_records", .bool(true)) }
+        if !shippedHandlers { try set("default_scripts", .bool(false)) }
+        if let config { try set("config", .string(config)) }
+        for name in disabled { o.append("disable", .string(name)) }
+        if let store { try set("db", .string(store)) }
+        if trust { try set("trust", .bool(true)) }
+        if instructionLimit != d.instructionLimit { try set("instruction_limit", .int(instructionLimit)) }
+        if memoryLimit != d.memoryLimit { try set("memory_limit", .int(memoryLimit)) }
+        if !network.isEmpty { try set("network", names(network)) }
+        if dryRun { try set("dry_run", .bool(true)) }
+        return o
+    }
+}
