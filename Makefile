@@ -26,6 +26,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --disable-swift-testing
 	$(BIN) test scripts examples
+	scripts/check-embedding $(BIN)
 
 # libFuzzer on each loader and the JSON code (FUZZ_SECONDS each, AddressSanitizer on), starting
 # from Tests/Fuzz/seeds and the regression corpus; findings go to .build/fuzz/findings/TARGET/.

@@ -15,6 +15,7 @@ public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The source of ``ScanEngine/records(from:)`` could not be opened or failed while reading.
     case source(String)
 
+    /// The message, naming the input, setting or script.
     public var description: String {
         switch self {
         case .invalidSettings(let m), .scriptLoad(let m), .source(let m): return m
@@ -160,6 +161,7 @@ public final class ScanEngine {
         }
         let engine: ScriptEngine
         do { engine = try ScriptSetup.makeEngine(options) } catch { throw .scriptLoad(error.message) }
+        engine.enableSummaries()
         var defaults = OptionValues()
         defaults["duplicates"] = .string(duplicates)
         do {
@@ -187,15 +189,16 @@ private final class RecordDecoder {
     func writer(emptyRecords: Bool) -> RecordWriter {
         let writer = RecordWriter(format: .ndjson)
         writer.writesEmptyRecords = emptyRecords
-        writer.output = { [unowned self] line in take(line) }
+        writer.output = { [unowned self] line, summary in take(line, summary: summary) }
         return writer
     }
 
-    private func take(_ line: [UInt8]) {
+    private func take(_ line: [UInt8], summary: String?) {
         // The records are the library's own JSON: one that does not decode is a programming error.
-        guard let record = try? decoder.decode(ScanRecord.self, from: Data(line)) else {
+        guard var record = try? decoder.decode(ScanRecord.self, from: Data(line)) else {
             preconditionFailure("record does not decode: \(String(decoding: line, as: UTF8.self))")
         }
+        record.summary = summary
         if let forward { forward(record) } else { records.append(record) }
     }
 }

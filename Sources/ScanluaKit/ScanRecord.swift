@@ -8,25 +8,37 @@ import Foundation
 public struct ScanRecord: Codable, Sendable, Equatable {
     /// A corner or point of a symbol, in frame pixels.
     public struct Point: Codable, Sendable, Equatable {
+        /// Pixels from the frame's left edge.
         public var x: Int
+        /// Pixels from the frame's top edge.
         public var y: Int
+        /// A point at `x`, `y`.
         public init(x: Int, y: Int) { self.x = x; self.y = y }
     }
 
     /// The symbol's axis-aligned box, in frame pixels.
     public struct BoundingBox: Codable, Sendable, Equatable {
+        /// The left edge, in pixels from the frame's.
         public var x: Int
+        /// The top edge, in pixels from the frame's.
         public var y: Int
+        /// Width in pixels.
         public var width: Int
+        /// Height in pixels.
         public var height: Int
+        /// A box at `x`, `y` of `width` by `height` pixels.
         public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
     }
 
     /// A structured-append part: its place in the sequence and the sequence's id.
     public struct Sequence: Codable, Sendable, Equatable {
+        /// This part's place, from 0.
         public var index: Int
+        /// How many parts the sequence has.
         public var size: Int
+        /// The sequence's id (its parity byte or file id), shared by its parts.
         public var id: String
+        /// A part `index` of `size` of sequence `id`.
         public init(index: Int, size: Int, id: String) { self.index = index; self.size = size; self.id = id }
     }
 
@@ -44,6 +56,7 @@ public struct ScanRecord: Codable, Sendable, Equatable {
     public var bytes: Data?
     /// The symbol's corners (four for 2D codes and boxes, two for a 1D scan line).
     public var points: [Point]?
+    /// The symbol's box.
     public var bbox: BoundingBox?
     /// `up`, `right`, `down`, `left` or `unknown`.
     public var orientation: String?
@@ -53,11 +66,17 @@ public struct ScanRecord: Codable, Sendable, Equatable {
     public var decoder: String?
     /// The AIM symbology identifier (`]Q1`, `]E0`, ...).
     public var symbologyID: String?
+    /// The Extended Channel Interpretation the payload declared (26: UTF-8).
     public var eci: Int?
+    /// The error-correction level (`L`, `M`, `Q`, `H` for QR codes; a percentage for Aztec).
     public var ecLevel: String?
+    /// The symbol's version (a QR code's 1-40, a DataMatrix's size).
     public var version: String?
+    /// True when the code was read light on dark.
     public var inverted: Bool?
+    /// True when the code was read mirrored.
     public var mirrored: Bool?
+    /// The structured-append part this symbol is, when it is one.
     public var sequence: Sequence?
     /// How many structured-append parts were joined into this record.
     public var joinedParts: Int?
@@ -81,13 +100,18 @@ public struct ScanRecord: Codable, Sendable, Equatable {
     public var symbols: Int?
     /// In an empty record: codes read again that the duplicates policy dropped.
     public var repeated: Int?
+    /// The payload in a few lines for people (a handler's `scan.summary`; what `scanlua scan --format text`
+    /// prints under the code); nil when no summary is registered for its type. Not part of the NDJSON record.
+    public var summary: String?
 
     enum CodingKeys: String, CodingKey {
         case source, frame, symbology, text, charset, bytes, points, bbox, orientation, quality, decoder
         case symbologyID = "symbology_id", eci, ecLevel = "ec_level", version, inverted, mirrored, sequence
         case joinedParts = "joined_parts", modifiers, addon, payload, actions, emitted, errors, warnings, error, symbols, repeated
+        case summary
     }
 
+    /// Decodes an NDJSON record (`points` as `[x, y]` pairs).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         source = try c.decode(String.self, forKey: .source)
@@ -120,8 +144,10 @@ public struct ScanRecord: Codable, Sendable, Equatable {
         error = try c.decodeIfPresent(String.self, forKey: .error)
         symbols = try c.decodeIfPresent(Int.self, forKey: .symbols)
         repeated = try c.decodeIfPresent(Int.self, forKey: .repeated)
+        summary = try c.decodeIfPresent(String.self, forKey: .summary)
     }
 
+    /// Encodes the record with the NDJSON record's keys.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(source, forKey: .source)
@@ -153,18 +179,25 @@ public struct ScanRecord: Codable, Sendable, Equatable {
         try c.encodeIfPresent(error, forKey: .error)
         try c.encodeIfPresent(symbols, forKey: .symbols)
         try c.encodeIfPresent(repeated, forKey: .repeated)
+        try c.encodeIfPresent(summary, forKey: .summary)
     }
 }
 
 /// A JSON value: a record's payload, actions, emitted values and errors.
 public enum JSONValue: Codable, Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number written without a fraction or exponent.
     case int(Int)
+    /// A number with a fraction or exponent.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object (its members' order is not kept).
     case object([String: JSONValue])
 
     /// The member `key` of an object; nil for anything else or a missing key.
@@ -197,8 +230,10 @@ public enum JSONValue: Codable, Sendable, Equatable {
         default: return nil
         }
     }
+    /// The value of a boolean.
     public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
 
+    /// Decodes any JSON value (a number without a fraction as ``int(_:)``).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() { self = .null }
@@ -210,6 +245,7 @@ public enum JSONValue: Codable, Sendable, Equatable {
         else { self = .object(try c.decode([String: JSONValue].self)) }
     }
 
+    /// Encodes the value as JSON.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         switch self {

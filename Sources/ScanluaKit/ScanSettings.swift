@@ -56,7 +56,9 @@ public struct ScanSettings: Sendable, Equatable {
     public var symbologies: [String]?
     /// Built-in decoders: `zbar`, `zxing`, `gray`; nil: all three.
     public var decoders: [String]?
+    /// How hard the decoders try.
     public var effort: Effort = .balanced
+    /// The part of each frame to decode; nil: all of it.
     public var region: Region?
     /// Seconds per image for the passes after the first; nil: the effort's default (1, 2 or 10 s); 0: no limit.
     public var timeBudget: Double?

@@ -47,6 +47,31 @@ final class DocsDriftTests: XCTestCase {
         }
     }
 
+    /// The package's public API is ScanluaKit's, small and documented (docs/embedding.md):
+    /// every other declaration is `package` or internal, and each public one has a `///` comment.
+    func testPublicDeclarationsAreFewAndDocumented() throws {
+        let sources = CLI.packageRoot.appendingPathComponent("Sources")
+        var count = 0, undocumented: [String] = [], outside: [String] = []
+        let files = FileManager.default.enumerator(atPath: sources.path)!.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        for file in files.sorted() {
+            let lines = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            for (i, line) in lines.enumerated() {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard !code.hasPrefix("//"), code.range(of: #"(^|\s|\))public\s"#, options: .regularExpression) != nil else { continue }
+                count += 1
+                if !file.hasPrefix("ScanluaKit/") { outside.append("\(file):\(i + 1)") }
+                // The comment may sit above attributes (@available, @discardableResult).
+                var j = i - 1
+                while j >= 0, lines[j].trimmingCharacters(in: .whitespaces).hasPrefix("@") { j -= 1 }
+                if j < 0 || !lines[j].trimmingCharacters(in: .whitespaces).hasPrefix("///") { undocumented.append("\(file):\(i + 1): \(code)") }
+            }
+        }
+        XCTAssertLessThanOrEqual(count, 150, "public declarations")
+        XCTAssertGreaterThan(count, 20, "the scan found ScanluaKit's API")
+        XCTAssertEqual(outside, [], "public outside ScanluaKit: make it package")
+        XCTAssertEqual(undocumented, [], "public declarations without a doc comment")
+    }
+
     func testConfigOptionsTableInLuaAPIDoc() throws {
         let expected = (["| `scan.options` key | Lua type | command line | meaning |", "|---|---|---|---|"]
             + Option.configurable.map { o in

@@ -47,8 +47,9 @@ package final class RecordWriter: RecordSink {
     /// given several inputs, as grep names the file when it searches several.
     package var namesSources = false
 
-    /// Where NDJSON lines go instead of stdout, each without its newline (the library's records).
-    package var output: (([UInt8]) -> Void)?
+    /// Where NDJSON lines go instead of stdout, each without its newline, with the record's
+    /// summary for people (the library's records).
+    package var output: ((_ line: [UInt8], _ summary: String?) -> Void)?
 
     package init(format: OutputFormat) { self.format = format }
 
@@ -75,8 +76,8 @@ package final class RecordWriter: RecordSink {
         emit(Array(json.serialized.utf8))
     }
 
-    private func emit(_ line: [UInt8]) {
-        if let output { return output(line) }
+    private func emit(_ line: [UInt8], summary: String? = nil) {
+        if let output { return output(line, summary) }
         Console.write(bytes: line + [0x0A])
     }
 
@@ -107,7 +108,7 @@ package final class RecordWriter: RecordSink {
             var line: [UInt8] = []
             line.reserveCapacity(512)
             record.write(to: &line)
-            emit(line)
+            emit(line, summary: record.summary)
         case .text, .raw:
             if let error = record.inputError {
                 Console.error("scanlua: \(record.info.source): \(error)\n")
