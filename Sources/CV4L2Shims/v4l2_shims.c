@@ -4,6 +4,10 @@
 */
 #include "CV4L2Shims.h"
 
+/* Linux only (docs/portability.md): V4L2 is Linux's camera API. Elsewhere this file is empty
+** and Camera+C.swift's other branch says cameras are not read. */
+#ifdef __linux__
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -261,3 +265,5 @@ int scanlua_camera_describe(const char *path, char *card, size_t cardlen, char *
     close(fd);
     return SCANLUA_CAM_OK;
 }
+
+#endif /* __linux__ */

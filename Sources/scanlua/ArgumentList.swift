@@ -67,12 +67,12 @@ struct ArgumentList {
         if pendingInlineValue { throw UsageError("option '\(option)' takes no value") }
     }
 
-    /// Reads every option of the command line, each one of `names` (``Option/registry``), until
+    /// Reads every option of the command line, each one of `names` (``Option/all``), until
     /// only positionals are left. `--help` is handled before this.
     /// With `untilPositional`, options end at the first positional (`run SCRIPT --its-own-flags`).
     mutating func options(_ names: [String], untilPositional: Bool = false) throws(UsageError) -> OptionValues {
         var values = OptionValues()
-        let accepted = names.map(Option.named)
+        let accepted = names.map { Option.all.named($0) }
         while !untilPositional || nextIsOption, let flag = nextOption() {
             guard let option = accepted.first(where: { $0.flag == flag || $0.short == flag }) else { throw UsageError("unknown option '\(flag)'") }
             if option.kind == .flag {

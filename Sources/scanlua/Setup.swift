@@ -17,7 +17,7 @@ func makeEngine(_ o: OptionValues, _ adjust: (inout ScriptOptions) -> Void = { _
 /// The session of scan, watch and simulate: settings from the flags over the config over
 /// `defaults`, records to stdout in the chosen format.
 func makeSession(_ o: OptionValues, engine: ScriptEngine, defaults: OptionValues = OptionValues()) throws(UsageError) -> ScanSession {
-    let format: OutputFormat = o.bool("raw") == true ? .raw : (o.string("format").flatMap(OutputFormat.init(rawValue:)) ?? .ndjson)
+    let format: OutputFormat = o[.raw] == true ? .raw : (o[.format].flatMap(OutputFormat.init(rawValue:)) ?? .ndjson)
     if format == .text { engine.enableSummaries() }
     do {
         let settings = try SessionSettings.resolve(o, config: engine.configOptions, defaults: defaults, luaSymbologies: engine.luaSymbologies)

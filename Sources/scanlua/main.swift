@@ -1,4 +1,4 @@
-// scanlua's command line: each command parses its flags (Option.registry) and drives a ScanSession.
+// scanlua's command line: each command parses its flags (Option.all) and drives a ScanSession.
 import Foundation
 import ScanCore
 import ScanPipeline
@@ -67,6 +67,8 @@ let overview = """
             let options = try args.options(command.options, untilPositional: command.optionsEndAtPositional)
             return try command.run(&args, options)
         } catch let error as UsageError {
+            return usageFailure(error.message, usage: command.wrappedUsage)
+        } catch let error as OptionError {  // a typed key's value that does not parse (--shard, --size)
             return usageFailure(error.message, usage: command.wrappedUsage)
         } catch let failure as ScriptLoadFailure {
             Console.error("scanlua: \(failure.error)\n")

@@ -184,36 +184,56 @@ final class OptionValuesTests: XCTestCase {
         config["interval"] = .double(9)
         config["db"] = .string("config.db")
         let merged = command.filling(from: config)
-        XCTAssertEqual(merged.bool("once"), false)
-        XCTAssertEqual(merged.double("interval"), 2)
-        XCTAssertEqual(merged.string("db"), "config.db")
+        XCTAssertEqual(merged[.once], false)
+        XCTAssertEqual(merged[.interval], 2)
+        XCTAssertEqual(merged[.db], "config.db")
         XCTAssertEqual(merged.values.count, 3)
         // Neither input changes.
         XCTAssertNil(command["db"])
-        XCTAssertEqual(config.bool("once"), true)
-        XCTAssertEqual(OptionValues().filling(from: config).string("db"), "config.db")
+        XCTAssertEqual(config[.once], true)
+        XCTAssertEqual(OptionValues().filling(from: config)[.db], "config.db")
         XCTAssertEqual(command.filling(from: OptionValues()).values.count, 2)
     }
 
-    func testAccessors() {
+    func testTypedKeysReadTheirTypeOnly() throws {
         var v = OptionValues()
         v.append("script", .string("a.lua"))
         v.append("script", .string("b.lua"))
-        v["n"] = .int(3)
-        v["d"] = .double(4)
-        v["f"] = .double(2.5)
-        v["s"] = .string("x")
-        XCTAssertEqual(v.strings("script"), ["a.lua", "b.lua"])
+        v["threads"] = .int(3)
+        v["max_frames"] = .double(4)
+        v["max_pixels"] = .double(2.5)
+        v["interval"] = .int(3)
+        v["timeout"] = .double(2.5)
+        v["db"] = .string("x")
+        v["effort"] = .string("thorough")
+        v["duplicates"] = .string("twice")
+        v["disable"] = .string("url, wifi")  // a config's list, joined
+        XCTAssertEqual(v[.script], ["a.lua", "b.lua"])
         XCTAssertEqual(v["script"], .array([.string("a.lua"), .string("b.lua")]))
-        XCTAssertEqual(v.strings("missing"), [])
-        XCTAssertEqual(v.int("n"), 3)
-        XCTAssertEqual(v.int("d"), 4)
-        XCTAssertNil(v.int("f"))
-        XCTAssertEqual(v.double("n"), 3)
-        XCTAssertEqual(v.double("f"), 2.5)
-        XCTAssertNil(v.string("n"))
-        XCTAssertEqual(v.string("s"), "x")
-        XCTAssertNil(v.bool("s"))
+        XCTAssertNil(v[.scripts])
+        XCTAssertEqual(v[.disable], ["url", "wifi"])
+        XCTAssertEqual(v[.threads], 3)
+        XCTAssertEqual(v[.maxFrames], 4)
+        XCTAssertNil(v[.maxPixels], "2.5 is not an integer")
+        XCTAssertEqual(v[.interval], 3)
+        XCTAssertEqual(v[.timeout], 2.5)
+        XCTAssertEqual(v[.db], "x")
+        XCTAssertNil(v[.trust])
+        XCTAssertEqual(v[.effort], .thorough)
+        XCTAssertNil(v[.duplicates], "not a DuplicatePolicy")
+        v["db"] = .bool(true)
+        XCTAssertNil(v[.db], "a boolean is not a string")
+    }
+
+    func testAParsedKeyGivesItsTypeOrSaysWhyNot() throws {
+        var v = OptionValues()
+        XCTAssertNil(try v.value(.roi))
+        v["roi"] = .string("0.25,0.25,0.5,0.5")
+        XCTAssertEqual(try v.value(.roi), Region(x: 0.25, y: 0.25, width: 0.5, height: 0.5, isFraction: true))
+        v["roi"] = .string("1,2,3")
+        XCTAssertThrowsError(try v.value(.roi)) { error in
+            XCTAssertEqual("\(error)", "invalid value '1,2,3' for '--roi': expected x,y,w,h (four numbers), got '1,2,3'")
+        }
     }
 }
 

@@ -16,24 +16,24 @@ final class ArgumentListTests: XCTestCase {
 
     func testValuesSpacedOrWithEqualsAndPositionalsAnywhere() throws {
         let (v, rest) = try parse(["a.png", "--format", "text", "--roi=1,2,3,4", "b.png", "-"], ["format", "roi"])
-        XCTAssertEqual(v.string("format"), "text")
-        XCTAssertEqual(v.string("roi"), "1,2,3,4")
+        XCTAssertEqual(v[.format], "text")
+        XCTAssertEqual(v[.roi], "1,2,3,4")
         XCTAssertEqual(rest, ["a.png", "b.png", "-"])
     }
 
     func testDoubleDashEndsOptions() throws {
         let (v, rest) = try parse(["--once", "--", "--format", "-x.png"], ["once", "format"])
-        XCTAssertEqual(v.bool("once"), true)
-        XCTAssertNil(v.string("format"))
+        XCTAssertEqual(v[.once], true)
+        XCTAssertNil(v[.format])
         XCTAssertEqual(rest, ["--format", "-x.png"])
     }
 
     func testRepeatableListsNegatedSwitchesAndScaledIntegers() throws {
         let (v, _) = try parse(["--script", "a.lua", "--script=b.lua", "--no-default-scripts", "--memory-limit", "64"],
                                ["script", "default_scripts", "memory_limit"])
-        XCTAssertEqual(v.strings("script"), ["a.lua", "b.lua"])
-        XCTAssertEqual(v.bool("default_scripts"), false)
-        XCTAssertEqual(v.int("memory_limit"), 64 << 20)
+        XCTAssertEqual(v[.script], ["a.lua", "b.lua"])
+        XCTAssertEqual(v[.defaultScripts], false)
+        XCTAssertEqual(v[.memoryLimit], 64 << 20)
     }
 
     func testNegativeNumbersAreValuesButOtherDashWordsAreNot() throws {
@@ -56,7 +56,7 @@ final class ArgumentListTests: XCTestCase {
 
     func testOptionsCanEndAtTheFirstPositional() throws {
         let (v, rest) = try parse(["--db", "x.db", "report.lua", "--db", "y"], ["db"], untilPositional: true)
-        XCTAssertEqual(v.string("db"), "x.db")
+        XCTAssertEqual(v[.db], "x.db")
         XCTAssertEqual(rest, ["report.lua", "--db", "y"])
     }
 }

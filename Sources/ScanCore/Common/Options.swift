@@ -1,10 +1,15 @@
 /// The sections of the registry: a command takes whole groups (and the commands that share a
-/// group get an option added to it).
-package enum OptionGroup: String, CaseIterable, Sendable {
-    case output, decoding, session, stream, preview, scripts, simulate, bench, run, trust, outbox, export, batch, queue, test
+/// group get an option added to it). The CLI's command-only groups are declared with its options.
+package struct OptionGroup: Hashable, Sendable {
+    package let rawValue: String
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// Its name in usage lines and help headings (`[script options]`, `SCRIPT OPTIONS:`).
     package var title: String { self == .scripts ? "script" : rawValue }
+
+    package static let output = OptionGroup("output"), decoding = OptionGroup("decoding"), session = OptionGroup("session")
+    package static let stream = OptionGroup("stream"), preview = OptionGroup("preview"), scripts = OptionGroup("scripts")
+    package static let queue = OptionGroup("queue")
 }
 
 /// One command-line option, and the `scan.options` key of the same setting when a config may set it.
@@ -50,21 +55,17 @@ package struct Option: Sendable {
     /// Its section of the registry.
     package private(set) var group: OptionGroup = .output
 
-    func `in`(_ group: OptionGroup) -> Option {
+    package func `in`(_ group: OptionGroup) -> Option {
         var o = self
         o.group = group
         return o
     }
 
-    /// The names of the options in these groups, in registry order.
-    package static func names(in groups: [OptionGroup]) -> [String] {
-        registry.filter { groups.contains($0.group) }.map(\.name)
-    }
 
     /// What docs/lua-api.md and the LuaLS annotations say the config setting does.
     package var configMeaning: String { (configHelp ?? help).replacingOccurrences(of: "\n", with: " ") }
 
-    init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
+    package init(_ name: String, _ flag: String, _ kind: Kind, _ metavar: String = "", config: Bool = false, negated: Bool = false,
          scale: Int = 1, names: Bool = false, configHelp: String? = nil, short: String? = nil, _ help: String) {
         self.name = name
         self.short = short
@@ -188,6 +189,9 @@ package struct OptionError: Error, CustomStringConvertible {
 
 extension Option {
     /// Every option of every command. Commands name the ones they take; a name is its id.
+    /// The options of the engine: decoding, sessions, streams, scripts, and every setting a
+    /// config's `scan.options` may give. The CLI's own commands add theirs (scanlua's
+    /// `Option.commandOptions`); help, the man page, completions and docs come from both lists.
     package static let registry: [Option] = [
         // How records are printed
         (OptionGroup.output, [
@@ -278,94 +282,11 @@ extension Option {
                    configHelp: "The store's SQLite database file (--db wins).",
                    "The store's SQLite database (default: the config's db, else\n$XDG_DATA_HOME/scanlua/scanlua.db)."),
         ]),
-        // Mock scans (simulate)
-        (OptionGroup.simulate, [
-            Option("symbology", "--symbology", .text, "NAME", "The symbology of --text/--hex (default qrcode)."),
-            Option("text", "--text", .text, "TEXT", "The payload as UTF-8 text."),
-            Option("hex", "--hex", .text, "HEX", "The payload as hex bytes (spaces allowed)."),
-            Option("perform", "--perform", .text, "ACTIONS",
-                   "Carry out these action types of the rules (append, http, mqtt, comma-separated, or all):\nmock scans reach nothing otherwise; those actions are marked dry-run (stop always runs)."),
-        ]),
-        // Lua tests (test)
-        (OptionGroup.test, [
-            Option("filter", "--filter", .text, "TEXT",
-                   "Run only the tests whose full name (describe > ... > it) contains TEXT (plain text, not a pattern)."),
-        ]),
-        // Benchmarks (bench)
-        (OptionGroup.bench, [
-            Option("simulate", "--simulate", .integer(1...1_000_000_000), "N",
-                   "Push N synthetic QR events (1000 distinct texts, cycled) through a trivial parser\n"
-                   + "and rule, in batches, and the same work as a plain Lua loop in this process:\n"
-                   + "events/s of both and their ratio, also with each record's NDJSON text."),
-            Option("repeat", "--repeat", .integer(1...100), "R", "Runs (default 5); each run's rates and the medians are printed."),
-            Option("prefix", "--text", .text, "PREFIX", "With --simulate: the events' texts are PREFIX and 0...999 (default BENCH-)."),
-            Option("frame", "--frame", .text, "IMAGE",
-                   "Time the Lua decoders of --script on one frame, and zbar on the same frame:\nmilliseconds per frame, median of R runs."),
-            Option("iterations", "--iterations", .integer(1...100_000), "N", "Frames per run with --frame (default 20)."),
-            Option("stream", "--stream", .flag, "",
-                   "Stream 640x480 and 1280x720 frames made from --image through a session with the\n"
-                   + "shipped handlers: frames/s and latency to the handlers at 15 fps; then zbarimg\non the same frames."),
-            Option("frames", "--frames", .integer(1...100_000), "N", "Frames per stream (default 200)."),
-            Option("photo", "--photo", .flag, "",
-                   "A 12 MP photo (4000x3000 JPEG, a QR and an EAN-13; made by scripts/make-photo, or\n--image) through scanlua scan, zbarimg and ZXingReader -noscale: wall time and peak memory."),
-            Option("image", "--image", .text, "IMAGE",
-                   "The picture of --stream (default examples/images/einvoice-pair.jpg), or the photo of --photo."),
-            Option("bench_script", "--script", .text, "FILE", "Benchmark the handlers or decoders of FILE instead of the built-in ones."),
-        ]),
-        // scanlua run
-        (OptionGroup.run, [
-            Option("run_instruction_limit", "--instruction-limit", .integer(0...Int(Int32.max) * 1000), "N",
-                   "Instructions for the whole script (default 0 = unlimited)."),
-        ]),
-        // Batches (scan)
-        (OptionGroup.batch, [
-            Option("annotate", "--annotate", .text, "DIR",
-                   "Write a copy of each input to DIR, the same size, with every code outlined and\nlabelled (JPEG inputs stay JPEG, the others become PNG)."),
-            Option("shard", "--shard", .text, "I/N",
-                   "Scan only share I of N (1 <= I <= N) of the inputs: every Nth of the expanded list\n(directories sorted by path) from the Ith on; N processes, I = 1..N, cover each once."),
-        ]),
         // Redis work queue (enqueue, worker, results)
         (OptionGroup.queue, [
-            Option("redis", "--redis", .text, "URL", "The Redis server: redis://host[:port][/db]."),
-            Option("jobs_stream", "--stream", .text, "NAME",
-                   "The jobs stream (default scanlua:jobs); its results go to NAME:results (scanlua:results for the default)."),
-            Option("after", "--after", .text, "ID", "results: only the results after entry ID (the last line on stderr gives the next ID)."),
-            Option("inline", "--inline", .flag, "", "enqueue: put the image's bytes in the job, for workers on other hosts."),
-            Option("group", "--group", .text, "G", "worker: the consumer group (default scanlua)."),
-            Option("consumer", "--consumer", .text, "NAME", "worker: this worker's name in the group (default host-pid)."),
-            Option("claim_after", "--claim-after", .number(minimum: 0, exclusive: true), "SECONDS",
-                   "worker: take over jobs another consumer has held this long (default 60)."),
-            Option("idle_exit", "--idle-exit", .number(minimum: 0, exclusive: true), "SECONDS", "worker: exit after this long with no job (default: never)."),
-            Option("max_attempts", "--max-attempts", .integer(1...1000), "N",
-                   "worker: a job handed out more than N times goes to the dead-letter stream\n(<stream>:dead) with its error (default 3)."),
             Option("worker_root", "--root", .text, "DIR", config: true,
                    configHelp: "worker: the folder job paths must lie in (realpath); others get an error result (--root wins).",
                    "worker: job paths must lie in DIR (symbolic links and .. resolved); a job naming\nanother file gets an error result. Without it any file the worker can read may be named."),
-            Option("follow", "--follow", .flag, "", "results: keep printing new results as they come."),
-        ]),
-        // scanlua outbox
-        (OptionGroup.outbox, [
-            Option("outbox_list", "--list", .flag, "", "List the queued deliveries (the default); exit 1 when there is one."),
-            Option("failed", "--failed", .flag, "", "List the deliveries given up on (failed) instead; exit 1 when there is one."),
-            Option("flush", "--flush", .flag, "", "Send every queued delivery now; exit 1 when some are still undelivered."),
-            Option("retry", "--retry", .integer(1...Int(Int64.max)), "ID",
-                   "Queue failed delivery ID again, with its attempts counted from 0 (the next session or --flush sends it)."),
-            Option("drop", "--drop", .integer(1...Int(Int64.max)), "ID", "Remove delivery ID from the outbox, delivered or not."),
-        ]),
-        // scanlua export
-        (OptionGroup.export, [
-            Option("export_format", "--format", .choice(["csv", "ndjson", "json"]), "csv|ndjson|json",
-                   "csv (RFC 4180, with a header row; the default), ndjson or json."),
-            Option("csv_raw", "--csv-raw", .flag, "",
-                   "Write CSV cells as they are: without it, a cell starting with = + - @, a tab or a CR\n"
-                   + "gets a leading ' so a spreadsheet shows it instead of running it as a formula."),
-            Option("since", "--since", .text, "TIME", "Only scans from TIME on: an ISO 8601 date or time in UTC (2026-12-01, 2026-12-01T10:00Z)."),
-            Option("export_type", "--type", .text, "TYPE", "Only scans whose payload type is TYPE (product, tw-einvoice, url, ...)."),
-        ]),
-        // scanlua trust
-        (OptionGroup.trust, [
-            Option("remove", "--remove", .flag, "", "Take the files off the trust list."),
-            Option("list", "--list", .flag, "", "Print the trust list: hash and file, one per line."),
         ]),
     ].flatMap { group, options in options.map { $0.in(group) } }
 
@@ -395,25 +316,18 @@ package struct OptionValues: Sendable {
         if case .array(var items)? = values[name] { items.append(value); values[name] = .array(items) } else { values[name] = .array([value]) }
     }
 
-    package func string(_ name: String) -> String? { if case .string(let s)? = values[name] { return s }; return nil }
-    package func bool(_ name: String) -> Bool? { if case .bool(let b)? = values[name] { return b }; return nil }
-    package func int(_ name: String) -> Int? {
-        switch values[name] {
-        case .int(let n)?: return n
-        case .double(let d)? where d == d.rounded() && abs(d) < 9e18: return Int(d)
-        default: return nil
-        }
+    /// The value of a typed key, when it is set and has the key's type.
+    package subscript<Value>(_ key: OptionKey<Value>) -> Value? {
+        values[key.name].flatMap(key.read)
     }
-    package func double(_ name: String) -> Double? {
-        switch values[name] {
-        case .double(let d)?: return d
-        case .int(let n)?: return Double(n)
-        default: return nil
+
+    /// The value of a key whose text is parsed (`--roi`'s region), or why it does not parse.
+    package func value<Value>(_ key: ParsedOptionKey<Value>) throws(OptionError) -> Value? {
+        guard let text = self[key.text] else { return nil }
+        switch key.parse(text) {
+        case .success(let value): return value
+        case .failure(let failure): throw OptionError(invalid: text, for: key.flag, failure.reason)
         }
-    }
-    package func strings(_ name: String) -> [String] {
-        guard case .array(let items)? = values[name] else { return [] }
-        return items.compactMap { if case .string(let s) = $0 { return s }; return nil }
     }
 
     /// These values, with `other`'s for the names these do not have (the command line over the config).

@@ -59,20 +59,15 @@ package struct SessionSettings {
                                luaSymbologies: [String] = []) throws(OptionError) -> SessionSettings {
         let o = flags.filling(from: config).filling(from: defaults)
         var s = SessionSettings()
-        let policy = o.string("duplicates").flatMap(DuplicatePolicy.init(rawValue:)) ?? .all
-        s.filter = SessionFilter(policy: policy, interval: o.double("interval") ?? 1, stopAfterFirst: o.bool("once") ?? false)
-        if let roi = o.string("roi") {
-            switch Region.parse(roi) {
-            case .success(let r): s.region = r
-            case .failure(let e): throw OptionError("invalid value '\(roi)' for '--roi': \(e.message)")
-            }
-        }
-        if let list = o.string("symbologies") { (s.symbologies, s.luaDecoders) = try parseSymbologies(list, lua: luaSymbologies) }
-        s.maxPixels = o.int("max_pixels") ?? ImageLoader.defaultMaxPixels
-        s.limits = StreamLimits(maxFrames: o.int("max_frames"), maxFPS: o.double("max_fps"), timeout: o.double("timeout"))
-        s.beep = o.bool("beep") ?? false
-        s.dryRun = o.bool("dry_run") ?? false
-        if let list = o.string("decoders") {
+        let policy = o[.duplicates] ?? .all
+        s.filter = SessionFilter(policy: policy, interval: o[.interval] ?? 1, stopAfterFirst: o[.once] ?? false)
+        s.region = try o.value(.roi)
+        if let list = o[.symbologies] { (s.symbologies, s.luaDecoders) = try parseSymbologies(list, lua: luaSymbologies) }
+        s.maxPixels = o[.maxPixels] ?? ImageLoader.defaultMaxPixels
+        s.limits = StreamLimits(maxFrames: o[.maxFrames], maxFPS: o[.maxFps], timeout: o[.timeout])
+        s.beep = o[.beep] ?? false
+        s.dryRun = o[.dryRun] ?? false
+        if let list = o[.decoders] {
             let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
             for n in names where !decoderNames.contains(n) {
                 throw OptionError("unknown decoder '\(n)' in --decoders; known: \(decoderNames.joined(separator: ","))")
@@ -80,15 +75,15 @@ package struct SessionSettings {
             guard !names.isEmpty else { throw OptionError("--decoders needs zbar, zxing or both") }
             s.decoders = Set(names)
         }
-        s.effort = o.string("effort").flatMap(Effort.init(rawValue:)) ?? .balanced
-        let budget = o.double("time_budget") ?? [Effort.fast: 1, .balanced: 2, .thorough: 10][s.effort]!
+        s.effort = o[.effort] ?? .balanced
+        let budget = o[.timeBudget] ?? [Effort.fast: 1, .balanced: 2, .thorough: 10][s.effort]!
         s.timeBudget = budget > 0 ? budget : nil
-        if let n = o.int("threads") { s.threads = n }
-        s.network = o.string("network")
-        s.emptyRecords = o.bool("empty_records") ?? false
-        if let n = o.int("max_delivery_attempts") { s.maxDeliveryAttempts = n }
-        if let h = o.double("max_delivery_age") { s.maxDeliveryAge = h * 3600 }
-        if let w = o.double("delivery_wait") { s.deliveryWait = w }
+        if let n = o[.threads] { s.threads = n }
+        s.network = o[.network]
+        s.emptyRecords = o[.emptyRecords] ?? false
+        if let n = o[.maxDeliveryAttempts] { s.maxDeliveryAttempts = n }
+        if let h = o[.maxDeliveryAge] { s.maxDeliveryAge = h * 3600 }
+        if let w = o[.deliveryWait] { s.deliveryWait = w }
         return s
     }
 

@@ -36,15 +36,15 @@ package struct ScriptOptions {
 
     /// The script options of a command line (the CLI's `[script options]`).
     package init(_ o: OptionValues) {
-        loads = o.strings("scripts").map(Load.directory) + o.strings("script").map(Load.file)
-        config = o.string("config")
-        defaultScripts = o.bool("default_scripts") ?? true
-        limits.trust = o.bool("trust") ?? false
-        if let n = o.int("instruction_limit") { limits.instructionLimit = n }
-        if let n = o.int("memory_limit") { limits.memoryLimit = n }
-        if let n = o.int("max_failures") { limits.maxFailures = n }
-        database = o.string("db")
-        disabled = o.strings("disable")
+        loads = (o[.scripts] ?? []).map(Load.directory) + (o[.script] ?? []).map(Load.file)
+        config = o[.config]
+        defaultScripts = o[.defaultScripts] ?? true
+        limits.trust = o[.trust] ?? false
+        if let n = o[.instructionLimit] { limits.instructionLimit = n }
+        if let n = o[.memoryLimit] { limits.memoryLimit = n }
+        if let n = o[.maxFailures] { limits.maxFailures = n }
+        database = o[.db]
+        disabled = o[.disable] ?? []
     }
 }
 
@@ -164,7 +164,7 @@ package enum ScriptSetup {
             case .source(let name, let code): try engine.run(source: Array(code.utf8), chunkName: "=" + name)
             }
         }
-        let fromConfig = engine.configOptions.string("disable")?.split(separator: ",").map(String.init) ?? []
+        let fromConfig = engine.configOptions[.disable] ?? []
         try engine.disable(options.disabled + fromConfig)
         if options.checksRules { for warning in try engine.ruleTypeWarnings() { engine.log("scanlua: warning: \(warning)\n") } }
         return engine

@@ -15,8 +15,8 @@ enum BenchCommand {
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-        let repeats = o.int("repeat") ?? 5
-        let script = o.string("bench_script")
+        let repeats = o[.repeatCount] ?? 5
+        let script = o[.benchScript]
         func engine(_ extra: Bool) throws -> ScriptEngine {
             var options = ScriptOptions()
             options.defaultScripts = false
@@ -28,35 +28,35 @@ enum BenchCommand {
         func load(_ path: String) -> GrayImage? {
             do { return try ImageLoader().load(path: path) } catch { Console.error("scanlua: \(error)\n"); return nil }
         }
-        if o.bool("photo") == true {
+        if o[.photo] == true {
             let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-            try Benchmarks.photo(image: o.string("image"), runs: repeats, scanlua: exe,
+            try Benchmarks.photo(image: o[.image], runs: repeats, scanlua: exe,
                                  scriptsDirectory: ScriptSetup.shippedScriptsDirectory())
             return ExitStatus.success
         }
-        if o.bool("stream") == true {
-            let path = o.string("image") ?? "examples/images/einvoice-pair.jpg"
+        if o[.stream] == true {
+            let path = o[.image] ?? "examples/images/einvoice-pair.jpg"
             guard let picture = load(path) else { return ExitStatus.failure }
             let settings: SessionSettings
             do { settings = try SessionSettings.resolve(o, config: OptionValues()) } catch { throw UsageError(error.message) }
-            try Benchmarks.stream(picture, path: path, frames: o.int("frames") ?? 200, settings: settings) { try makeEngine(OptionValues()) }
+            try Benchmarks.stream(picture, path: path, frames: o[.frames] ?? 200, settings: settings) { try makeEngine(OptionValues()) }
             return ExitStatus.success
         }
-        if let path = o.string("frame") {
+        if let path = o[.frame] {
             guard let script else { throw UsageError("--frame needs --script FILE with the decoders to time") }
             var region: Region?
-            if let roi = o.string("roi") {
+            if let roi = o[.roi] {
                 guard case .success(let r) = Region.parse(roi) else { throw UsageError("invalid value '\(roi)' for '--roi'") }
                 region = r
             }
             let e = try engine(false)
             guard let image = load(path) else { return ExitStatus.failure }
-            Benchmarks.frame(image, path: path, engine: e, iterations: o.int("iterations") ?? 20, repeats: repeats, region: region,
+            Benchmarks.frame(image, path: path, engine: e, iterations: o[.iterations] ?? 20, repeats: repeats, region: region,
                              scriptName: script)
             return ExitStatus.success
         }
-        guard let count = o.int("simulate") else { throw UsageError("missing '--simulate N', '--frame IMAGE', '--stream' or '--photo'") }
-        try Benchmarks.simulate(engine: try engine(true), count: count, repeats: repeats, prefix: o.string("prefix") ?? "BENCH-")
+        guard let count = o[.simulate] else { throw UsageError("missing '--simulate N', '--frame IMAGE', '--stream' or '--photo'") }
+        try Benchmarks.simulate(engine: try engine(true), count: count, repeats: repeats, prefix: o[.prefix] ?? "BENCH-")
         return ExitStatus.success
     }
 }

@@ -1,6 +1,6 @@
 import ScanCore
 
-/// One subcommand: its name, help text, the options it takes (names in ``Option/registry``, most
+/// One subcommand: its name, help text, the options it takes (names in ``Option/all``, most
 /// by ``OptionGroup``),
 /// and what it runs. `run` returns the exit status.
 struct Command: Sendable {
@@ -19,7 +19,7 @@ struct Command: Sendable {
     /// The option groups of the command, in the order its options come.
     var groups: [OptionGroup] {
         var out: [OptionGroup] = []
-        for g in options.map({ Option.named($0).group }) where !out.contains(g) { out.append(g) }
+        for g in options.map({ Option.all.named($0).group }) where !out.contains(g) { out.append(g) }
         return out
     }
 
@@ -57,11 +57,11 @@ struct Command: Sendable {
         if !arguments.isEmpty { parts.append(arguments) }
         let helpLine = "  -h, --help              Show help information."
         if !groups.contains(where: { usage.contains(Self.usageToken($0)) }) {
-            parts.append("OPTIONS:\n" + (options.map { Option.named($0).helpLine } + [helpLine]).joined(separator: "\n"))
+            parts.append("OPTIONS:\n" + (options.map { Option.all.named($0).helpLine } + [helpLine]).joined(separator: "\n"))
         } else {
             // One section per group, as the usage line names them.
             for (i, g) in groups.enumerated() {
-                let lines = options.map(Option.named).filter { $0.group == g }.map(\.helpLine) + (i == 0 ? [helpLine] : [])
+                let lines = options.map { Option.all.named($0) }.filter { $0.group == g }.map(\.helpLine) + (i == 0 ? [helpLine] : [])
                 parts.append("\(g.title.uppercased()) OPTIONS:\n" + lines.joined(separator: "\n"))
             }
         }

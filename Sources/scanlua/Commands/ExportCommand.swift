@@ -22,12 +22,12 @@ enum ExportCommand {
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-        let since = o.string("since")
+        let since = o[.since]
         if let since, since.range(of: #"^\d{4}-\d{2}-\d{2}(T\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?Z?)?$"#, options: .regularExpression) == nil {
             throw UsageError("invalid value '\(since)' for '--since': expected an ISO 8601 date or time in UTC, such as 2026-12-01 or 2026-12-01T10:00Z")
         }
         let engine = try makeEngine(o) { $0.defaultScripts = false; $0.checksRules = false }
-        let format = o.string("export_format") ?? "csv"
+        let format = o[.exportFormat] ?? "csv"
         let history: History
         do { history = History(try engine.store.existing()) } catch {
             Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
@@ -37,12 +37,12 @@ enum ExportCommand {
         // history keeps the record as written, the outbox the delivery's state since.
         let deliveries = (try? Outbox(history.database).states()) ?? [:]
         var first = true
-        let neutralise = o.bool("csv_raw") != true
+        let neutralise = o[.csvRaw] != true
         if format == "csv" { Console.write(csvLine(History.Row.columns)) }
         if format == "json" { Console.write("[") }
         do {
             try history.rows(since: since.map { $0.hasSuffix("Z") ? String($0.dropLast()) : $0 },
-                                                    type: o.string("export_type")) { rows in
+                                                    type: o[.exportType]) { rows in
                 for var r in rows {
                     if !deliveries.isEmpty { r.actions = Self.withDeliveryStates(r.actions, deliveries) }
                     switch format {
@@ -69,7 +69,7 @@ enum ExportCommand {
         }
         if format == "json" { Console.write(first ? "]\n" : "\n]\n") }
         // A type that matched nothing is most often a wrong name (einvoice for tw-einvoice).
-        if first, let type = o.string("export_type"), let present = try? history.types(), !present.contains(type) {
+        if first, let type = o[.exportType], let present = try? history.types(), !present.contains(type) {
             Console.error("scanlua: --type \(type): no scan has that payload type; the history of \(engine.store.displayPath) has "
                           + (present.isEmpty ? "no scans" : present.joined(separator: ", ")) + "\n")
         }

@@ -31,7 +31,7 @@ enum OutboxCommand {
             Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }
-        if let id = o.int("drop") {
+        if let id = o[.drop] {
             guard (try? outbox.drop(Int64(id))) == true else {
                 Console.error("scanlua: the outbox of \(engine.store.displayPath) has no delivery \(id)\n")
                 return ExitStatus.failure
@@ -39,7 +39,7 @@ enum OutboxCommand {
             Console.write("dropped \(id)\n")
             return ExitStatus.success
         }
-        if let id = o.int("retry") {
+        if let id = o[.retry] {
             guard (try? outbox.requeue(Int64(id))) == true else {
                 Console.error("scanlua: the outbox of \(engine.store.displayPath) has no failed delivery \(id) (outbox --failed lists them)\n")
                 return ExitStatus.failure
@@ -47,19 +47,19 @@ enum OutboxCommand {
             Console.write("queued \(id) again\n")
             return ExitStatus.success
         }
-        if o.bool("flush") == true {
+        if o[.flush] == true {
             let runner = ActionRunner(dryRun: false, trusted: engine.limits.trust)
             runner.store = engine.store
-            runner.network = NetworkPolicy(list: o.string("network") ?? engine.configOptions.string("network"), trusted: engine.limits.trust)
-            if let n = o.int("max_delivery_attempts") ?? engine.configOptions.int("max_delivery_attempts") { runner.maxAttempts = n }
-            if let h = o.double("max_delivery_age") ?? engine.configOptions.double("max_delivery_age") { runner.maxAge = h * 3600 }
+            runner.network = NetworkPolicy(list: o[.network] ?? engine.configOptions[.network], trusted: engine.limits.trust)
+            if let n = o[.maxDeliveryAttempts] ?? engine.configOptions[.maxDeliveryAttempts] { runner.maxAttempts = n }
+            if let h = o[.maxDeliveryAge] ?? engine.configOptions[.maxDeliveryAge] { runner.maxAge = h * 3600 }
             let (delivered, undelivered) = runner.retryDue(all: true)
             runner.close()
             Console.write("delivered \(delivered), undelivered \(undelivered)\n")
             return undelivered == 0 ? ExitStatus.success : ExitStatus.failure
         }
         let waiting: [Outbox.Entry]
-        do { waiting = try o.bool("failed") == true ? outbox.failed() : outbox.queued() } catch {
+        do { waiting = try o[.failed] == true ? outbox.failed() : outbox.queued() } catch {
             Console.error("scanlua: \(engine.store.displayPath): \(error.message)\n")
             return ExitStatus.failure
         }

@@ -8,10 +8,10 @@ enum QueueCommands {
     /// The queue of --redis and --stream. `waiting`: a Redis that cannot be reached yet is tried
     /// again with backoff (a worker started before its Redis, or during a restart), saying so once.
     static func queue(_ o: OptionValues, waiting: Bool = false) throws -> JobQueue {
-        guard let url = o.string("redis") else { throw UsageError("missing --redis URL (redis://host:port)") }
+        guard let url = o[.redis] else { throw UsageError("missing --redis URL (redis://host:port)") }
         var backoff = 1.0, said = false
         while true {
-            do throws(RedisError) { return JobQueue(redis: try RedisConnection(url: url), stream: o.string("jobs_stream") ?? "scanlua:jobs") } catch {
+            do throws(RedisError) { return JobQueue(redis: try RedisConnection(url: url), stream: o[.jobsStream] ?? "scanlua:jobs") } catch {
                 guard waiting, error.connectionLost, Signals.received == nil else { throw QueueFailure(message: error.message) }
                 if !said { Console.error("scanlua: \(error.message); waiting for it (retrying with backoff up to 30 s)\n"); said = true }
                 let until = Date().addingTimeInterval(backoff)
@@ -49,7 +49,7 @@ enum QueueCommands {
                     continue
                 }
                 var fields: [(String, [UInt8])]
-                if o.bool("inline") == true {
+                if o[.inline] == true {
                     guard let data = FileManager.default.contents(atPath: path) else {
                         Console.error("scanlua: \(path): cannot read it\n")
                         continue
@@ -87,7 +87,7 @@ enum QueueCommands {
             if let signal = Signals.received { return 128 + signal }
             let settings = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))])).settings
             // Anyone who can add to the stream names the files this worker reads: confine them.
-            let root = o.string("worker_root") ?? engine.configOptions.string("worker_root")
+            let root = o[.workerRoot] ?? engine.configOptions[.workerRoot]
             if let root {
                 guard let real = physicalPath(root), FileManager.default.fileExists(atPath: real + "/.") else {
                     throw UsageError("--root \(root): not a folder")
@@ -96,9 +96,9 @@ enum QueueCommands {
                 Console.error("scanlua: worker: no --root: a job may name any file this worker can read\n")
             }
             let host = ProcessInfo.processInfo.hostName
-            let worker = QueueWorker(queue: q, group: o.string("group") ?? "scanlua", consumer: o.string("consumer") ?? "\(host)-\(getpid())",
-                                     claimAfter: o.double("claim_after") ?? 60, idleExit: o.double("idle_exit"),
-                                     maxAttempts: o.int("max_attempts") ?? 3, root: root.flatMap(physicalPath)) { sink in
+            let worker = QueueWorker(queue: q, group: o[.group] ?? "scanlua", consumer: o[.consumer] ?? "\(host)-\(getpid())",
+                                     claimAfter: o[.claimAfter] ?? 60, idleExit: o[.idleExit],
+                                     maxAttempts: o[.maxAttempts] ?? 3, root: root.flatMap(physicalPath)) { sink in
                 ScanSession(settings: settings, engine: engine, sink: sink)
             }
             do throws(RedisError) { try worker.run(stop: { Signals.received != nil }) } catch {
@@ -121,11 +121,11 @@ enum QueueCommands {
             """,
         run: { args, o in
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-            let follow = o.bool("follow") == true
+            let follow = o[.follow] == true
             // Following, a Redis that is down or restarts is waited for, as a worker waits.
             let q = try queue(o, waiting: follow)
-            var last = o.string("after") ?? "-"
-            defer { if last != "-" && last != o.string("after") { Console.error("scanlua: results up to \(last) (--after \(last) continues from there)\n") } }
+            var last = o[.after] ?? "-"
+            defer { if last != "-" && last != o[.after] { Console.error("scanlua: results up to \(last) (--after \(last) continues from there)\n") } }
             var backoff = 1.0
             func lost(_ error: RedisError) throws {
                 guard follow, error.connectionLost, Signals.received == nil else { throw QueueFailure(message: error.message) }
@@ -144,7 +144,7 @@ enum QueueCommands {
                 }
                 if Console.flush() != nil { return ExitStatus.failure }
                 if entries.isEmpty {
-                    guard o.bool("follow") == true, Signals.received == nil else { break }
+                    guard o[.follow] == true, Signals.received == nil else { break }
                     // A blocking read (XREAD BLOCK): new results are printed as they come.
                     do throws(RedisError) { _ = try q.waitForResults(after: last, milliseconds: 1000) } catch { try lost(error) }
                 }

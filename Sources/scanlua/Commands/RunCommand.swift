@@ -32,14 +32,14 @@ enum RunCommand {
         // A --db that does not exist yet is made by the script's first store call (an import
         // script starts a database that way); if the script then fails, the file goes again: a
         // typo in --db leaves no empty database behind.
-        let newDatabase = o.string("db").flatMap { db in
+        let newDatabase = o[.db].flatMap { db in
             !db.hasPrefix("postgres") && db != ":memory:" && !FileManager.default.fileExists(atPath: db) ? db : nil
         }
 
         let engine = try makeEngine(o) {
             $0.defaultScripts = false
             $0.limits.trust = true
-            $0.limits.instructionLimit = o.int("run_instruction_limit") ?? 0
+            $0.limits.instructionLimit = o[.runInstructionLimit] ?? 0
         }
         engine.log = { text in
             // print goes to stdout here: a report's output is its result.

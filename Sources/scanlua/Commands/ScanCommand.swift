@@ -30,21 +30,13 @@ enum ScanCommand {
         // Scripts load before any image is read, so a broken script costs nothing.
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))]))
-        var shard: (index: Int, count: Int)?
-        if let text = o.string("shard") {
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-                .map { $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) ? Int($0) : nil }
-            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (1...n).contains(i) else {
-                throw UsageError("invalid value '\(text)' for '--shard': expected I/N with 1 <= I <= N, such as 2/8")
-            }
-            shard = (i, n)
-        }
-        let source = FileListSource(arguments: args.positionals, shard: shard, excluding: o.string("annotate"))
+        let shard = try o.value(.shard)
+        let source = FileListSource(arguments: args.positionals, shard: shard, excluding: o[.annotate])
         if let writer = session.sink as? RecordWriter {
             writer.saysNothingFound = true
             writer.namesSources = source.inputs.count > 1
         }
-        if let dir = o.string("annotate") {
+        if let dir = o[.annotate] {
             let inputs = source.inputs.compactMap { if case .file(let path) = $0 { return path }; return nil }
             do { session.observers.append(try AnnotatedImageWriter(directory: dir, loader: ImageLoader(maxPixels: session.settings.maxPixels), inputs: inputs)) } catch {
                 Console.error("scanlua: \(error)\n")
@@ -56,18 +48,18 @@ enum ScanCommand {
             Console.error("scanlua: \(path): skipped: \(format) is not read (JPEG, PNG and PGM/PPM are; convert it, e.g. with ImageMagick's convert)\n")
         }
         if source.inputs.isEmpty && shard != nil {
-            Console.error("scanlua: shard \(o.string("shard") ?? "") has no inputs (fewer inputs than shards)\n")
+            Console.error("scanlua: shard \(o[.shard] ?? "") has no inputs (fewer inputs than shards)\n")
             return ExitStatus.success
         }
         if source.inputs.isEmpty { Console.error("scanlua: no images found in \(args.positionals.joined(separator: " "))\n") }
         // Many inputs and a person watching: a progress line (cleared before each record).
-        let progress = StatusLine(enabled: Console.stderrIsTerminal && source.inputs.count >= 10 && o.bool("quiet") != true)
+        let progress = StatusLine(enabled: Console.stderrIsTerminal && source.inputs.count >= 10 && o[.quiet] != true)
         let total = source.inputs.count
         session.onFrame = { report, _ in progress.progress(done: report.frames + report.failedInputs, total: total) }
         let started = DispatchTime.now()
         let report = session.run(source)
         progress.finish(keep: false)
-        let quiet = o.bool("quiet") ?? false
+        let quiet = o[.quiet] ?? false
         if total > 1 && !quiet && report.outputError == nil {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
             Console.error(summary(report, seconds: seconds) + "\n")

@@ -33,7 +33,7 @@ enum ShellCommands {
         })
 
     /// Each command's flags, as its help lists them.
-    static func flags(_ c: Command) -> [String] { c.options.map { Option.named($0).flag } + ["--help"] }
+    static func flags(_ c: Command) -> [String] { c.options.map { Option.all.named($0).flag } + ["--help"] }
 
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\e").split(separator: "\n", omittingEmptySubsequences: false)
@@ -133,7 +133,7 @@ enum ShellCommands {
         var flagCases = "", valueCases = ""
         for c in commands {
             flagCases += "        \(c.name)) opts=\"\(flags(c).joined(separator: " "))\" ;;\n"
-            for o in c.options.map(Option.named) {
+            for o in c.options.map { Option.all.named($0) } {
                 let reply: String
                 switch valueKind(o) {
                 case .none: continue
@@ -195,7 +195,7 @@ enum ShellCommands {
         // The subcommand's own arguments: shifted so that _arguments sees them from position 1.
         out += "  local cmd=$words[2]\n  shift words\n  (( CURRENT-- ))\n  case $cmd in\n"
         for c in commands {
-            let specs = c.options.map(Option.named).flatMap(zshSpec) + ["'--help[Show help information.]'"]
+            let specs = c.options.map { Option.all.named($0) }.flatMap(zshSpec) + ["'--help[Show help information.]'"]
             let rest = positionalWords(c).map { "'1:\(c.name == "completions" ? "shell" : "value"):(\($0.joined(separator: " ")))'" }
                 ?? (c.name == "help" ? "'1:command:(\(commands.map(\.name).joined(separator: " ")))'" : "'*:file:_files'")
             out += "    \(c.name)) _arguments \(specs.joined(separator: " ")) \(rest) ;;\n"
@@ -211,7 +211,7 @@ enum ShellCommands {
         for c in commands {
             out += "complete -c scanlua -n __fish_use_subcommand -a \(c.name) -d '\(c.abstract.replacingOccurrences(of: "'", with: "\\'"))'\n"
             let when = "-n '__fish_seen_subcommand_from \(c.name)'"
-            for o in c.options.map(Option.named) {
+            for o in c.options.map { Option.all.named($0) } {
                 var line = "complete -c scanlua \(when) -l \(o.flag.dropFirst(2))"
                 if let short = o.short { line += " -s \(short.dropFirst())" }
                 switch valueKind(o) {

@@ -31,14 +31,14 @@ enum SimulateCommand {
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
         if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
-        var payload = o.string("text").map { Array($0.utf8) }
-        if let hex = o.string("hex") {
+        var payload = o[.text].map { Array($0.utf8) }
+        if let hex = o[.hex] {
             guard let bytes = MockScan.hexBytes(hex) else { throw UsageError("invalid hex for '--hex': '\(hex)'") }
             payload = bytes
         }
         // Mock scans reach nothing unless asked: only the action types of --perform are carried out.
         var performs = Set<ActionType>()
-        for name in (o.string("perform") ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+        for name in (o[.perform] ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
             if name == "all" { performs.formUnion(ActionType.allCases); continue }
             guard let type = ActionType(rawValue: name) else {
                 throw UsageError("invalid value '\(name)' for '--perform': expected \(ActionType.allCases.filter { $0 != .stop }.map(\.rawValue).joined(separator: ", ")) or all")
@@ -53,7 +53,7 @@ enum SimulateCommand {
         let known = Symbology.knownNames + engine.luaSymbologies
         func unknown(_ name: String) -> String? { known.contains(name) ? nil : Symbology.unknownName(name, known: known) }
         if let payload {
-            let name = (o.string("symbology") ?? "qrcode").lowercased()
+            let name = (o[.symbology] ?? "qrcode").lowercased()
             if let problem = unknown(name) { throw UsageError("invalid value '\(name)' for '--symbology': \(problem)") }
             let symbol = Symbol(symbology: Symbology(rawValue: name), bytes: payload)
             session.process([ScanEvent(symbol: symbol, info: FrameInfo(source: "simulate"))])

@@ -36,7 +36,7 @@ enum TestCommand {
             if !isDir.boolValue { files.append(root); continue }
             files += testFiles(in: root)
         }
-        let filter = o.string("filter")
+        let filter = o[.filter]
         var passed = 0, failed = 0, pending = 0
         for file in files {
             do {

@@ -22,7 +22,7 @@ enum TrustCommand {
 
     static func run(_ args: inout ArgumentList, _ o: OptionValues) throws -> Int32 {
         let list = TrustList()
-        if o.bool("list") == true {
+        if o[.list] == true {
             if let extra = args.positionals.first { throw UsageError("unexpected argument '\(extra)'") }
             for entry in list.entries() { Console.write("\(entry.hash) \(entry.file)\n") }
             return ExitStatus.success
@@ -31,7 +31,7 @@ enum TrustCommand {
         var status = ExitStatus.success
         for file in args.positionals {
             do {
-                if o.bool("remove") == true {
+                if o[.remove] == true {
                     if try list.remove(file) { Console.write("untrusted \(file)\n") }
                     else { Console.error("scanlua: \(file) is not on the trust list\n"); status = ExitStatus.failure }
                 } else {

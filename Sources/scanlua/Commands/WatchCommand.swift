@@ -30,21 +30,16 @@ enum WatchCommand {
         guard args.positionals.count == 1, let path = args.positionals.first else {
             throw UsageError(args.positionals.isEmpty ? "missing SOURCE" : "one SOURCE at a time")
         }
-        var size = (width: 0, height: 0)
-        if let v = o.string("size") {
-            let p = v.split(separator: "x").compactMap { Int($0) }
-            guard p.count == 2, p[0] > 0, p[1] > 0 else { throw UsageError("invalid value '\(v)' for '--size': expected WxH") }
-            size = (p[0], p[1])
-        }
-        if let listen = o.string("serve"), let problem = PreviewServer.check(listen) { throw UsageError(problem) }
+        let size = try o.value(.size) ?? (0, 0)
+        if let listen = o[.serve], let problem = PreviewServer.check(listen) { throw UsageError(problem) }
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("interval"))]))
         let loader = ImageLoader(maxPixels: session.settings.maxPixels)
         var preview: PreviewServer?
         do {
-            if let dir = o.string("save_frames") { session.observers.append(try FrameSaver(directory: dir, loader: loader)) }
+            if let dir = o[.saveFrames] { session.observers.append(try FrameSaver(directory: dir, loader: loader)) }
             // The page is up before the source opens (a pipe may take a while to send its header).
-            if let listen = o.string("serve") {
+            if let listen = o[.serve] {
                 let server = try PreviewServer(listen: listen, source: path, loader: loader)
                 Console.error("scanlua: preview at \(server.url)\n")
                 if server.isPublic { Console.error("scanlua: --serve: anyone who can reach \(server.url) sees the frames and can switch the torch\n") }
@@ -56,8 +51,8 @@ enum WatchCommand {
             return ExitStatus.failure
         }
         let source: FrameSource
-        do { source = try SourceOpener.open(path, kind: o.string("source"), size: size, newOnly: o.bool("new_only") == true,
-                                               settle: o.double("settle") ?? engine.configOptions.double("settle") ?? 1) } catch {
+        do { source = try SourceOpener.open(path, kind: o[.source], size: size, newOnly: o[.newOnly] == true,
+                                               settle: o[.settle] ?? engine.configOptions[.settle] ?? 1) } catch {
             preview?.stop()
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure
@@ -66,11 +61,11 @@ enum WatchCommand {
             // The page's switch runs on an HTTP thread: the reading thread carries the command out.
             preview?.setTorch { on throws in try camera.requestTorch(on) }
         }
-        if let torch = o.string("torch") {
+        if let torch = o[.torch] {
             guard let camera = source as? CameraSource else { throw UsageError("--torch needs a camera SOURCE") }
             do { try camera.setTorch(torch == "on") } catch { Console.error("scanlua: \(error)\n") }
         }
-        let quiet = o.bool("quiet") ?? false
+        let quiet = o[.quiet] ?? false
         let status = StatusLine(enabled: !quiet && Console.stderrIsTerminal)
         session.onFrame = { report, acceptedNow in
             if acceptedNow > 0 && session.settings.beep { Console.error("\u{7}") }

@@ -1,6 +1,10 @@
 // The only Swift file that resolves paths with realpath(3).
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where a path really is: every symbolic link followed and every `..` applied to the directory
 /// it names (not removed as text: `link/../x` with `link -> /etc/ssl` is `/etc/x`), or nil when

@@ -1,5 +1,9 @@
 // The only Swift file that calls glibc's iconv.
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Character-set conversion through iconv.
 enum Iconv {

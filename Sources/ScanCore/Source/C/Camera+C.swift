@@ -1,4 +1,7 @@
 // The only Swift file that calls the V4L2 camera shim.
+// Linux only (docs/portability.md): V4L2 is Linux's camera API; the #else branch below is what
+// another system builds (a camera there would be read through AVFoundation).
+#if os(Linux)
 internal import CV4L2Shims
 import Foundation
 import Synchronization
@@ -168,3 +171,22 @@ package final class CameraSource: FrameSource {
 private func text(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+#else
+import Foundation
+
+/// Cameras are read through V4L2, which only Linux has: on other systems opening one says so.
+package final class CameraSource: FrameSource {
+    package let name: String
+    package var isLive: Bool { true }
+    package var dropped: Int { 0 }
+    package init(device: String, width: Int = 0, height: Int = 0) throws(SourceError) {
+        throw SourceError("\(device): cameras are read through V4L2, on Linux only (docs/portability.md)")
+    }
+    package func next(deadline: Date?) throws(SourceError) -> SourceItem? { nil }
+    package var hasTorch: Bool { false }
+    package func requestTorch(_ on: Bool) throws(SourceError) {}
+    package func setTorch(_ on: Bool) throws(SourceError) {}
+    package static func describeAll() -> [(device: String, description: String)] { [] }
+}
+#endif

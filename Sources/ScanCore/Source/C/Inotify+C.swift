@@ -1,4 +1,7 @@
 // The only Swift file that calls inotify and poll.
+// Linux only (docs/portability.md): inotify is Linux's; the #else branch below is what another
+// system builds (a watched folder there would use FSEvents or kqueue).
+#if os(Linux)
 import Foundation
 import Glibc
 
@@ -90,3 +93,22 @@ final class DirectoryWatch {
         return events
     }
 }
+
+#else
+import Foundation
+
+/// Watching a folder uses inotify, which only Linux has: on other systems it says so.
+final class DirectoryWatch {
+    let directory: String
+    struct Events {
+        var files: [String] = []
+        var gone: [String] = []
+        var newFolders: [String] = []
+    }
+    init(directory: String) throws(SourceError) {
+        self.directory = directory
+        throw SourceError("\(directory): watching a folder uses inotify, on Linux only (docs/portability.md)")
+    }
+    func wait(milliseconds: Int) throws(SourceError) -> Events { Events() }
+}
+#endif

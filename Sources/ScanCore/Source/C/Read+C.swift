@@ -1,6 +1,10 @@
 // The only Swift file that calls read(2) on a stream's descriptor.
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension FileHandle {
     /// One read(2) of at most `max` bytes: what has arrived (at least one byte, waiting only for

@@ -1,7 +1,11 @@
 // The only Swift file that spawns processes with posix_spawn and reaps them with wait4 (for
 // their peak memory), for the benchmarks.
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One run of a command: wall seconds, peak resident memory, exit status, what it printed.
 struct CommandRun {

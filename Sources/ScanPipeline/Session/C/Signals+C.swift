@@ -1,6 +1,10 @@
 // The only Swift file that installs signal handlers (sigaction).
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// SIGINT and SIGTERM end a session cleanly: no new input is read, the current frame's symbols
