@@ -75,6 +75,10 @@ final class SandboxHardeningTests: XCTestCase {
             scan.decoder { name = "resized", kind = "image", decode = function(f) f.width = 1 << 62; return f:column(0) end }
             scan.decoder { name = "outside", kind = "image",
               decode = function(f) return { text = "fine", points = { { x = 5, y = 5 }, { x = 1000000, y = -7 } } } end }
+            -- Wrong argument types raise as lauxlib's functions do (they were once read as the defaults).
+            scan.decoder { name = "level", kind = "image", decode = function(f) return f:binarize("dark") end }
+            scan.decoder { name = "offset", kind = "image", decode = function(f) return f:adaptive(3, {}) end }
+            scan.decoder { name = "fraction", kind = "image", decode = function(f) return f:adaptive(2.5) end }
             """)
         let r = try CLI.run(["scan", "--no-default-scripts", "--script", s, CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(r.status, 3, "decoder errors: exit 3 (issue 23): \(r.stderr)")
@@ -85,6 +89,9 @@ final class SandboxHardeningTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("decoder 'forged'") && r.stderr.contains("frame:column: expected a frame, got table"), r.stderr)
         XCTAssertTrue(r.stderr.contains("decoder 'resized'") && r.stderr.contains("frame:column: the frame's data does not match its width and height"), r.stderr)
         XCTAssertTrue(symbologies.contains("adaptive"), "clamped radius and offset: \(symbologies)")
+        XCTAssertTrue(r.stderr.contains("decoder 'level'") && r.stderr.contains("bad argument #1 to 'frame:binarize' (number expected, got string)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("decoder 'offset'") && r.stderr.contains("bad argument #2 to 'frame:adaptive' (number expected, got table)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("decoder 'fraction'") && r.stderr.contains("bad argument #1 to 'frame:adaptive' (number has no integer representation)"), r.stderr)
         // A decoder's points stay inside the image (132 x 132).
         let outside = try XCTUnwrap(r.records.first { $0["symbology"] as? String == "outside" })
         let points = try XCTUnwrap(outside["points"] as? [[Int]])

@@ -18,12 +18,12 @@ local function handler_error(h, msg)
   if text == memory_message then
     -- Lua raises memory errors without calling the message handler, so there is no
     -- traceback: name where the handler was defined instead.
-    message = h.where .. ": memory limit exceeded (" .. host.memory_limit_text() .. ")"
+    message = h.where .. ": memory limit exceeded (" .. host.policy.memory_limit_text() .. ")"
     trace = nil
   end
   h.failures = h.failures + 1
   local err = { [h.kind] = h.name, message = message, traceback = trace }
-  if h.failures >= host.max_failures() and not h.disabled then
+  if h.failures >= host.policy.max_failures() and not h.disabled then
     h.disabled = true
     host.log("later", sformat("%s '%s' (%s) disabled after %d failures in a row; last: %s",
       h.kind, h.name, h.where, h.failures, message))
@@ -347,7 +347,7 @@ local function raw_event(spec, api)
     if type(sb) ~= "string" then error(api .. ": sibling " .. i .. " needs 'text' or 'bytes' (a string)", 3) end
     sibs[i] = { s.symbology or "qrcode", sb, modifier_list(s.modifiers, api), s.symbology_id or false }
   end
-  local fields, ev = event_from(host.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs, spec.time or false,
+  local fields, ev = event_from(host.simulate.make_event(spec.symbology or "qrcode", bytes, spec.source or "simulate", sibs, spec.time or false,
                                                 modifier_list(spec.modifiers, api), spec.symbology_id or false), 1)
   -- What a Lua decoder's value would carry (ev.fields), to test its parser without an image.
   if spec.fields then rawset(fields, "fields", core.freeze(spec.fields)) end
@@ -366,7 +366,7 @@ function scan.simulate(spec)
   local outer_used = store_used
   store_used = false
   want_summaries = true
-  if not dispatching then host.events(true) end
+  if not dispatching then host.simulate.events(true) end
   local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(fields, ev)
   if core.simulate_errors then core.simulate_errors(errs) end
   errors, actions, action_rules, emitted, emitted_rules, current_rule, ctx.rule, ctx.event =
@@ -379,7 +379,7 @@ function scan.simulate(spec)
       store_used = false
       host.end_event(errs == nil)
     end
-    host.events(false)
+    host.simulate.events(false)
   end
   return { payload = payload, parser = parser, errors = errs, actions = tagged(acts, act_rules),
            emitted = tagged(emits, emit_rules), summary = summary }

@@ -89,7 +89,7 @@ end
 function frame_methods.column(f, x)
   genuine(f, "frame:column")
   if x < 0 or x >= f.width then error("frame:column: column " .. tostring(x) .. " outside 0.." .. (f.width - 1), 2) end
-  return host.column(f.data, f.width, f.height, x)
+  return host.frames.column(f.data, f.width, f.height, x)
 end
 
 --- A view of the rectangle (x, y, w, h), clipped to the frame; its x, y say where it sits.
@@ -106,20 +106,20 @@ end
 --- Otsu's threshold of the frame: the gray level that best splits dark from light.
 function frame_methods.otsu(f)
   genuine(f, "frame:otsu")
-  return host.otsu(f.data)
+  return host.frames.otsu(f.data)
 end
 
 --- A black (0) and white (255) copy: below `level` is black. Without a level, Otsu's.
 function frame_methods.binarize(f, level)
   genuine(f, "frame:binarize")
-  return new_frame(host.binarize(f.data, level or host.otsu(f.data)), f.width, f.height, f.x, f.y)
+  return new_frame(host.frames.binarize(f.data, level or host.frames.otsu(f.data)), f.width, f.height, f.x, f.y)
 end
 
 --- A black and white copy thresholded against the mean of each pixel's (2r+1)^2 neighbourhood
 --- minus `offset` (defaults r = 7, offset = 5): for uneven lighting.
 function frame_methods.adaptive(f, r, offset)
   genuine(f, "frame:adaptive")
-  return new_frame(host.adaptive(f.data, f.width, f.height, r or 7, offset or 5), f.width, f.height, f.x, f.y)
+  return new_frame(host.frames.adaptive(f.data, f.width, f.height, r, offset), f.width, f.height, f.x, f.y)
 end
 
 core.decoder_specs, core.call_decoder, core.frame_mt = decoder_specs, call_decoder, frame_mt

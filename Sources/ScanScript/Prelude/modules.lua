@@ -16,24 +16,24 @@ local function require_module(name)
   local m = loaded[name]
   if m ~= nil then return m end
   if loading[name] then error("require: loop while loading module '" .. name .. "'", 2) end
-  local path, tried = host.find_module(name)
+  local path, tried = host.loader.find_module(name)
   if not path then error("module '" .. name .. "' not found:" .. tried, 2) end
-  local run_as = host.was_run(path)
+  local run_as = host.loader.was_run(path)
   if run_as then  -- loaded already by --script: its return value, as require gives
     local r = run_results[run_as]
     if r == nil then r = true end
     loaded[name] = r
     return r
   end
-  local src, rerr = host.read_file(path)
+  local src, rerr = host.loader.read_file(path)
   if not src then error(rerr, 0) end
   local fn, err = load(src, "@" .. path, "t", env)
   if not fn then error(err, 0) end
   loading[name] = true
   local shipped = name == "default" or name:sub(1, 9) == "handlers."
-  if shipped then host.shipped(true) end
+  if shipped then host.loader.shipped(true) end
   local ok, res = raw_pcall(fn, name, path)
-  if shipped then host.shipped(false) end
+  if shipped then host.loader.shipped(false) end
   loading[name] = nil
   if not ok then error(res, 0) end
   if res == nil then res = true end

@@ -224,7 +224,7 @@ function scan.decoder(spec)
 end
 
 -- The settings a config may give, with their Lua types (the host's option registry).
-local known_options, list_options = host.options, host.list_options
+local known_options, list_options = host.policy.options, host.policy.list_options
 
 --- Sets engine options from a config: scan.options { instruction_limit = 1e7, ... }.
 function scan.options(t)
@@ -239,7 +239,7 @@ function scan.options(t)
       v = table.concat(v, ",")
     end
     if type(v) ~= known_options[k] then spec_error("scan.options", "'" .. k .. "' must be a " .. known_options[k]) end
-    host.set_option(k, v)
+    host.policy.set_option(k, v)
   end
 end
 

@@ -197,7 +197,7 @@ end
 --- would make them: { {symbology, text, bytes, quality, points = {{x, y}, ...}}, ... }.
 function scan.decode_file(path)
   if type(path) ~= "string" then error("scan.decode_file: expected a path (a string), got " .. type(path), 2) end
-  local found = host.decode_file(path)
+  local found = host.testing.decode_file(path)
   -- What each value carried for its parser, as the symbol's event would have it (ev.fields).
   for _, s in ipairs(found) do s.fields = core.decoder_fields_for(s.symbology, s.bytes) end
   return found
@@ -211,7 +211,7 @@ function scan.scan_lines(path, opts)
   for k in pairs(opts) do
     if k ~= "directions" and k ~= "step" then error("scan.scan_lines: unknown option '" .. tostring(k) .. "' (directions, step)", 2) end
   end
-  return host.scan_lines(path, opts.directions or "rows", opts.step or 4)
+  return host.testing.scan_lines(path, opts.directions or "rows", opts.step or 4)
 end
 
 env.describe, env.it, env.pending, env.expect, env.scan = describe, it, pending, expect, scan

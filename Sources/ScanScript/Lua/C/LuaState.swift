@@ -213,12 +213,48 @@ final class LuaState {
     func isTable(at i: Int32) -> Bool { lua_type(L, i) == LUA_TTABLE }
     func typeName(at i: Int32) -> String { String(cString: lua_typename(L, lua_type(L, i))) }
 
-    /// Checks argument `arg` (1-based) of a Swift function, with luaL_argerror's wording.
-    func checkString(_ arg: Int32, _ function: String) throws(ScriptError) -> [UInt8] {
-        guard let b = bytes(at: arg) else {
-            throw .argument("bad argument #\(arg) to '\(function)' (string expected, got \(lua_type(L, arg) == LUA_TNONE ? "no value" : typeName(at: arg)))")
-        }
+    // Argument checks of the host libraries' functions, in lauxlib's shape: `check` raises when
+    // the argument is missing or of another type, `opt` gives the default for none or nil and
+    // raises for another type (luaL_optinteger), with luaL_argerror's wording. `shown`: the
+    // argument's number as the script wrote the call, when the prelude passes it on at another
+    // place (`f:binarize(level)`: level is #1 to the script, #2 to the host function).
+
+    private func argumentError(_ arg: Int32, _ function: String, shown: Int32?, _ problem: String) -> ScriptError {
+        .argument("bad argument #\(shown ?? arg) to '\(function)' (\(problem))")
+    }
+
+    private func got(_ arg: Int32, _ expected: String) -> String {
+        "\(expected) expected, got \(lua_type(L, arg) == LUA_TNONE ? "no value" : typeName(at: arg))"
+    }
+
+    /// Argument `arg` (1-based) as a string's bytes.
+    func checkString(_ arg: Int32, _ function: String, shown: Int32? = nil) throws(ScriptError) -> [UInt8] {
+        guard let b = bytes(at: arg) else { throw argumentError(arg, function, shown: shown, got(arg, "string")) }
         return b
+    }
+
+    /// Argument `arg` as UTF-8 text.
+    func checkText(_ arg: Int32, _ function: String, shown: Int32? = nil) throws(ScriptError) -> String {
+        String(decoding: try checkString(arg, function, shown: shown), as: UTF8.self)
+    }
+
+    /// Argument `arg` as an integer (a float with an integral value is one, as in Lua).
+    func checkInteger(_ arg: Int32, _ function: String, shown: Int32? = nil) throws(ScriptError) -> Int {
+        guard let n = integer(at: arg) else {
+            throw argumentError(arg, function, shown: shown,
+                                lua_type(L, arg) == LUA_TNUMBER ? "number has no integer representation" : got(arg, "number"))
+        }
+        return n
+    }
+
+    /// Argument `arg` as text, or `fallback` when it is none or nil.
+    func optText(_ arg: Int32, _ function: String, _ fallback: String, shown: Int32? = nil) throws(ScriptError) -> String {
+        lua_type(L, arg) <= LUA_TNIL ? fallback : try checkText(arg, function, shown: shown)
+    }
+
+    /// Argument `arg` as an integer, or `fallback` when it is none or nil.
+    func optInteger(_ arg: Int32, _ function: String, _ fallback: Int, shown: Int32? = nil) throws(ScriptError) -> Int {
+        lua_type(L, arg) <= LUA_TNIL ? fallback : try checkInteger(arg, function, shown: shown)
     }
 
     /// Pushes `t[key]` for the table at `index` without metamethods.
