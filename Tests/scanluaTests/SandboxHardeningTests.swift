@@ -60,6 +60,31 @@ final class SandboxHardeningTests: XCTestCase {
         XCTAssertEqual(p["after"] as? String, "e", "string methods still work for every later handler")
     }
 
+    /// A decoder that floods a frame with values (20,000 per scan line) once drove scanlua to
+    /// 24 GB: every symbol's event carried copies of all the others. Now a decoder keeps 1000
+    /// values per frame (said as a decoder failure, exit 3), the frame's events share one list of
+    /// its symbols, and `ev.siblings` is still every other code of the frame.
+    func testAFloodingDecoderIsCappedAndSiblingsStayLinear() throws {
+        let s = try script("flood.lua", """
+            local scan = require "scan"
+            scan.decoder { name = "flood", decode = function(line)
+              local out = {} for i = 1, 20000 do out[i] = "x" .. i end return out end }
+            scan.parser { name = "sib", symbologies = { "flood" },
+              parse = function(ev) return { type = "sib", n = #ev.siblings, first = ev.siblings[1].symbology } end }
+            """)
+        let r = try CLI.run(["scan", "--no-default-scripts", "--script", s, CLI.fixture("qrcode.png")])
+        XCTAssertEqual(r.status, 3, r.stderr)
+        XCTAssertTrue(r.stderr.contains("decoder 'flood' on \(CLI.fixture("qrcode.png")): more than 1000 different values on one frame: "
+                                        + "the first 1000 are kept;"), r.stderr)
+        let flood = r.records.filter { $0["symbology"] as? String == "flood" }
+        XCTAssertEqual(flood.count, 1000)
+        XCTAssertEqual(r.records.count, 1001, "the QR code of the image is kept")
+        XCTAssertEqual(Set(flood.compactMap { $0["text"] as? String }), Set((1...1000).map { "x\($0)" }))
+        let payloads = flood.compactMap { $0["payload"] as? [String: Any] }
+        XCTAssertEqual(payloads.count, 1000)
+        XCTAssertTrue(payloads.allSatisfy { $0["n"] as? Int == 1000 && $0["first"] as? String == "qrcode" }, "\(payloads.prefix(2))")
+    }
+
     func testHostileLuaDecodersAreErrorsNotCrashes() throws {
         let s = try script("decoders.lua", """
             local scan = require "scan"

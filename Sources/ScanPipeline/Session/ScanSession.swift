@@ -234,8 +234,9 @@ package final class ScanSession {
         if let content = event.info.content {
             let s = event.symbol
             func centre(_ x: Symbol) -> (Int, Int) { (x.bbox.y + x.bbox.height / 2, x.bbox.x + x.bbox.width / 2) }
-            let copies = event.siblings.filter { $0.symbology == s.symbology && $0.bytes == s.bytes }
-            let place = copies.filter { centre($0) < centre(s) }.count
+            var place = 0
+            for (j, other) in event.frameSymbols.enumerated() where j != event.index
+                && other.symbology == s.symbology && other.bytes == s.bytes && centre(other) < centre(s) { place += 1 }
             return "file \(content)\u{1}\(place)\u{1}" + code
         }
         return "\(event.info.source)\u{1}\(event.info.index)\u{1}\(event.info.time.timeIntervalSince1970)\u{1}" + code

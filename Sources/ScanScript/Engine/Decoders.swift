@@ -34,6 +34,10 @@ extension ScriptEngine {
         return specs
     }
 
+    /// Different values one Lua decoder may give on one frame: more is a runaway decoder (each
+    /// value becomes a symbol, an event and a record), not a picture of codes.
+    package static let maxValuesPerFrame = 1000
+
     /// Whether any decoder is registered (the scanner then keeps frames for them).
     package var hasDecoders: Bool { !decoderSpecs().isEmpty }
 
@@ -44,7 +48,9 @@ extension ScriptEngine {
     /// sees every `step`-th row and/or column; a value found on at least `min_lines` neighbouring
     /// lines (with overlapping extents) becomes one symbol, its points the ends of the runs on
     /// those lines and its quality the line count.
-    /// Decoder errors go to the log, once per decoder and frame; the frame goes on.
+    /// Decoder errors go to the log, once per decoder and frame; the frame goes on. A decoder
+    /// keeps at most ``maxValuesPerFrame`` different values per frame (the rest are dropped and
+    /// said, as a decoder failure).
     package func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         let specs = decoderSpecs().filter { $0.enabled && (enabledDecoderNames?.contains($0.name) ?? true) }
         guard !specs.isEmpty else { return [] }
@@ -56,9 +62,14 @@ extension ScriptEngine {
             var failure: String?
             var found: [[UInt8]: Hits] = [:]
             var order: [[UInt8]] = []
+            var dropped = 0
             func record(_ values: [DecodedValue], line: Int, extent: ClosedRange<Int>, fallback: [Point]) {
                 for v in values {
-                    if found[v.bytes] == nil { order.append(v.bytes); found[v.bytes] = Hits() }
+                    if found[v.bytes] == nil {
+                        guard order.count < Self.maxValuesPerFrame else { dropped += 1; continue }
+                        order.append(v.bytes)
+                        found[v.bytes] = Hits()
+                    }
                     found[v.bytes]!.add(line: line, extent: extent, points: v.points ?? fallback)
                 }
             }
@@ -88,6 +99,10 @@ extension ScriptEngine {
                         break lines
                     }
                 }
+            }
+            if failure == nil && dropped > 0 {
+                failure = "more than \(Self.maxValuesPerFrame) different values on one frame: the first \(Self.maxValuesPerFrame) are kept; "
+                    + "\(dropped) values beyond them were dropped"
             }
             if let failure {
                 decoderFailures += 1

@@ -3,22 +3,34 @@ import ScanCore
 
 /// One decoded symbol as scripts see it: the symbol, where it came from, and the other
 /// symbols of the same frame (an e-invoice has two QR codes side by side).
+///
+/// The events of a frame share one array of its symbols (`frameSymbols`, this one at `index`):
+/// a frame with n codes costs n events, not n x n sibling copies (a crafted image or a Lua
+/// decoder with thousands of values would otherwise exhaust memory).
 package struct ScanEvent {
     package var symbol: Symbol
     package var info: FrameInfo
-    package var siblings: [Symbol]
+    /// Every symbol of the frame, this one among them at ``index``.
+    package var frameSymbols: [Symbol]
+    package var index: Int
+
+    /// The other symbols of the frame, in the frame's order (made on each call: O(symbols)).
+    package var siblings: [Symbol] { frameSymbols.indices.filter { $0 != index }.map { frameSymbols[$0] } }
 
     package init(symbol: Symbol, info: FrameInfo, siblings: [Symbol] = []) {
         self.symbol = symbol
         self.info = info
-        self.siblings = siblings
+        frameSymbols = [symbol] + siblings
+        index = 0
     }
 
     /// The events of one frame: each symbol with all the others as siblings.
     package static func events(of symbols: [Symbol], info: FrameInfo) -> [ScanEvent] {
         symbols.indices.map { i in
-            ScanEvent(symbol: symbols[i], info: info,
-                      siblings: symbols.indices.filter { $0 != i }.map { symbols[$0] })
+            var e = ScanEvent(symbol: symbols[i], info: info)
+            e.frameSymbols = symbols
+            e.index = i
+            return e
         }
     }
 }

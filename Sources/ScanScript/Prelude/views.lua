@@ -20,11 +20,23 @@ local freeze
 local NESTED_NAMES = { "points", "bbox", "modifiers", "siblings" }
 local EMPTY  -- frozen defaults for nested tables the host left out (no points, no siblings)
 
+-- The host gives siblings as { frame, i }: the frame's symbol tables (one list shared by the
+-- events of the frame) and this event's place in it. The list of the others is made on first
+-- read: a frame of n codes costs n, not n * n, until handlers ask.
+local function siblings_of(spec)
+  local all, me, out = spec[1], spec[2], {}
+  for j = 1, #all do
+    if j ~= me then out[#out + 1] = all[j] end
+  end
+  return out
+end
+
 local fields_mt = {
   __index = function(fields, k)
     local v = rawget(fields, NESTED)[k]
     if v == nil then return EMPTY[k] end
     if type(v) == "table" then
+      if k == "siblings" then v = siblings_of(v) end
       v = freeze(v)
       rawset(fields, k, v)
     end

@@ -24,7 +24,9 @@ func milliseconds(_ date: Date) -> lua_Integer {
 /// The values of one event in a batch, in this order (prelude/views.lua, `event_from`, reads them):
 /// symbology, text, bytes, charset, orientation, quality, source, frame, time (milliseconds), nested (a table
 /// of points, bbox, modifiers and siblings, or false when all are empty), addon, decoder,
-/// symbology_id (false when absent).
+/// symbology_id (false when absent). `nested.siblings` is `{ frame, i }`: the frame's symbols as
+/// plain tables, one list shared by the frame's events in the batch, and this event's place in
+/// it; prelude/views.lua makes `ev.siblings` from it when a handler first reads it.
 let eventSlots = 13
 
 extension LuaState {
@@ -36,6 +38,10 @@ extension LuaState {
         let list = lua_gettop(L)
         var k: lua_Integer = 1
         var keys: Int32 = 0
+        // The current frame's list of symbol tables, in a slot of its own (replaced at each frame).
+        lua_pushnil(L)
+        let frameSlot = lua_gettop(L)
+        var frameInfo: FrameInfo?, frameCount = 0
         for e in events {
             let s = e.symbol
             pushString(s.symbology.rawValue); lua_rawseti(L, list, k)
@@ -49,14 +55,20 @@ extension LuaState {
             pushString(e.info.source); lua_rawseti(L, list, k + 6)
             lua_pushinteger(L, lua_Integer(e.info.index)); lua_rawseti(L, list, k + 7)
             lua_pushinteger(L, milliseconds(e.info.time)); lua_rawseti(L, list, k + 8)
-            if s.points.isEmpty && s.modifiers.isEmpty && e.siblings.isEmpty {
+            if s.points.isEmpty && s.modifiers.isEmpty && e.frameSymbols.count < 2 {
                 lua_pushboolean(L, 0)
             } else {
                 if keys == 0 {
                     lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(eventKeysRef))
                     keys = lua_gettop(L)
                 }
-                pushNested(s, siblings: e.siblings, info: e.info, keys: keys)
+                if e.frameSymbols.count > 1 && (e.info != frameInfo || e.frameSymbols.count != frameCount) {
+                    pushSymbolList(e.frameSymbols, info: e.info, keys: keys)
+                    lua_copy(L, -1, frameSlot)
+                    lua_settop(L, -2)
+                    (frameInfo, frameCount) = (e.info, e.frameSymbols.count)
+                }
+                pushNested(s, frame: e.frameSymbols.count > 1 ? frameSlot : 0, index: e.index, keys: keys)
             }
             lua_rawseti(L, list, k + 9)
             if let addon = s.addon { pushString(addon) } else { lua_pushboolean(L, 0) }
@@ -66,7 +78,7 @@ extension LuaState {
             lua_rawseti(L, list, k + 12)
             k += lua_Integer(eventSlots)
         }
-        if keys != 0 { pop() }
+        lua_settop(L, list)
     }
 
     /// Interns the nested tables' keys once per engine.
@@ -87,31 +99,43 @@ extension LuaState {
         lua_rawset(L, -3)
     }
 
-    /// The nested values of an event: points, bbox, modifiers, and its siblings as plain tables
-    /// of the same fields (without siblings of their own). Stack: +1.
-    private func pushNested(_ s: Symbol, siblings: [Symbol], info: FrameInfo, keys: Int32) {
+    /// The nested values of an event: points, bbox, modifiers, and `siblings = { frame, index }`
+    /// (the frame's list at stack slot `frame`, none when 0). Stack: +1.
+    private func pushNested(_ s: Symbol, frame: Int32, index: Int, keys: Int32) {
         lua_createtable(L, 0, 4)
         pushGeometry(s, keys: keys)
-        set(.siblings, keys) {
-            lua_createtable(L, Int32(siblings.count), 0)
-            for (i, sib) in siblings.enumerated() {
-                lua_createtable(L, 0, 14)
-                set(.symbology, keys) { pushString(sib.symbology.rawValue) }
-                set(.text, keys) { pushString(sib.text) }
-                set(.bytes, keys) { pushBytes(sib.bytes) }
-                set(.charset, keys) { pushString(sib.charset) }
-                set(.orientation, keys) { pushString(sib.orientation) }
-                set(.quality, keys) { lua_pushinteger(L, lua_Integer(sib.quality)) }
-                set(.source, keys) { pushString(info.source) }
-                set(.frame, keys) { lua_pushinteger(L, lua_Integer(info.index)) }
-                set(.time, keys) { lua_pushinteger(L, milliseconds(info.time) / 1000) }
-                set(.timeMS, keys) { lua_pushinteger(L, milliseconds(info.time)) }
-                if let addon = sib.addon { set(.addon, keys) { pushString(addon) } }
-                set(.decoder, keys) { pushString(sib.decoder) }
-                if let id = sib.symbologyID { set(.symbologyID, keys) { pushString(id) } }
-                pushGeometry(sib, keys: keys)
-                lua_rawseti(L, -2, lua_Integer(i + 1))
+        if frame != 0 {
+            set(.siblings, keys) {
+                lua_createtable(L, 2, 0)
+                lua_pushvalue(L, frame)
+                lua_rawseti(L, -2, 1)
+                lua_pushinteger(L, lua_Integer(index + 1))
+                lua_rawseti(L, -2, 2)
             }
+        }
+    }
+
+    /// The symbols of a frame as plain tables of the event fields (without siblings of their
+    /// own), in order: what `ev.siblings` is made from. Stack: +1.
+    private func pushSymbolList(_ symbols: [Symbol], info: FrameInfo, keys: Int32) {
+        lua_createtable(L, Int32(symbols.count), 0)
+        for (i, sib) in symbols.enumerated() {
+            lua_createtable(L, 0, 14)
+            set(.symbology, keys) { pushString(sib.symbology.rawValue) }
+            set(.text, keys) { pushString(sib.text) }
+            set(.bytes, keys) { pushBytes(sib.bytes) }
+            set(.charset, keys) { pushString(sib.charset) }
+            set(.orientation, keys) { pushString(sib.orientation) }
+            set(.quality, keys) { lua_pushinteger(L, lua_Integer(sib.quality)) }
+            set(.source, keys) { pushString(info.source) }
+            set(.frame, keys) { lua_pushinteger(L, lua_Integer(info.index)) }
+            set(.time, keys) { lua_pushinteger(L, milliseconds(info.time) / 1000) }
+            set(.timeMS, keys) { lua_pushinteger(L, milliseconds(info.time)) }
+            if let addon = sib.addon { set(.addon, keys) { pushString(addon) } }
+            set(.decoder, keys) { pushString(sib.decoder) }
+            if let id = sib.symbologyID { set(.symbologyID, keys) { pushString(id) } }
+            pushGeometry(sib, keys: keys)
+            lua_rawseti(L, -2, lua_Integer(i + 1))
         }
     }
 
