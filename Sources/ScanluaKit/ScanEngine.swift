@@ -30,8 +30,8 @@ public enum ScanSource: Sendable, Equatable {
     case paths([String])
     /// A folder watched for new images, as `scanlua watch DIR`: the images already in it first
     /// (unless `newOnly`), then each new or changed file once it has not changed for `settle`
-    /// seconds. It ends only when the sequence is cancelled.
-    case folder(String, newOnly: Bool = false, settle: Double = 1)
+    /// seconds (nil: the config's `settle`, else 1). It ends only when the sequence is cancelled.
+    case folder(String, newOnly: Bool = false, settle: Double? = nil)
     /// A video stream: a YUV4MPEG2 or MJPEG file or FIFO, or a V4L2 camera (`/dev/video0`).
     case stream(String)
 }
@@ -60,7 +60,7 @@ public final class ScanEngine {
     /// - Throws: ``ScanError/invalidSettings(_:)`` or ``ScanError/scriptLoad(_:)``.
     public init(_ settings: ScanSettings = ScanSettings()) throws(ScanError) {
         self.settings = settings
-        (engine, session) = try Self.make(settings, sink: output.writer(emptyRecords: settings.emptyRecords), defaults: "all")
+        (engine, session) = try Self.make(settings, output: output, defaults: "all")
     }
 
     /// The records of one image file (JPEG, PNG, PGM/PPM; the format is read from its bytes).
@@ -122,17 +122,18 @@ public final class ScanEngine {
                 let output = RecordDecoder()
                 output.forward = { continuation.yield($0) }
                 do throws(ScanError) {
+                    let isFiles = if case .paths = source { true } else { false }
+                    let (engine, session) = try Self.make(settings, output: output, defaults: isFiles ? "all" : "interval")
                     let frames: FrameSource
                     switch source {
                     case .paths(let paths): frames = FileListSource(arguments: paths)
                     case .folder(let dir, let newOnly, let settle):
-                        do { frames = try SourceOpener.open(dir, kind: "dir", newOnly: newOnly, settle: settle) } catch { throw .source("\(error)") }
+                        do {
+                            frames = try SourceOpener.open(dir, kind: "dir", newOnly: newOnly, settle: settle ?? engine.configOptions[.settle] ?? 1)
+                        } catch { throw .source("\(error)") }
                     case .stream(let path):
                         do { frames = try SourceOpener.open(path, kind: nil) } catch { throw .source("\(error)") }
                     }
-                    let isFiles = if case .paths = source { true } else { false }
-                    let (_, session) = try Self.make(settings, sink: output.writer(emptyRecords: settings.emptyRecords),
-                                                     defaults: isFiles ? "all" : "interval")
                     session.shouldStop = { cancelled.isSet }
                     let report = session.run(frames)
                     if let error = report.sourceError { throw .source(error.message) }
@@ -147,7 +148,7 @@ public final class ScanEngine {
     deinit { session.end() }
 
     /// An engine and its session, as the CLI makes them from flags.
-    private static func make(_ settings: ScanSettings, sink: RecordSink, defaults duplicates: String) throws(ScanError) -> (ScriptEngine, ScanSession) {
+    private static func make(_ settings: ScanSettings, output: RecordDecoder, defaults duplicates: String) throws(ScanError) -> (ScriptEngine, ScanSession) {
         let values = try settings.optionValues()
         var options = ScriptOptions(values)
         options.findsConfig = false
@@ -161,14 +162,14 @@ public final class ScanEngine {
         }
         let engine: ScriptEngine
         do { engine = try ScriptSetup.makeEngine(options) } catch { throw .scriptLoad(error.message) }
-        engine.enableSummaries()
+        if settings.summaries { engine.enableSummaries() }
         var defaults = OptionValues()
         defaults["duplicates"] = .string(duplicates)
         do {
             let resolved = try SessionSettings.resolve(values, config: engine.configOptions, defaults: defaults,
                                                        luaSymbologies: engine.luaSymbologies)
             engine.enabledDecoderNames = resolved.luaDecoders
-            return (engine, ScanSession(settings: resolved, engine: engine, sink: sink))
+            return (engine, ScanSession(settings: resolved, engine: engine, sink: output.writer(emptyRecords: resolved.emptyRecords)))
         } catch {
             throw .invalidSettings(error.message)
         }
@@ -189,7 +190,7 @@ private final class RecordDecoder {
     func writer(emptyRecords: Bool) -> RecordWriter {
         let writer = RecordWriter(format: .ndjson)
         writer.writesEmptyRecords = emptyRecords
-        writer.output = { [unowned self] line, summary in take(line, summary: summary) }
+        writer.output = { line, summary in self.take(line, summary: summary) }  // no cycle: the writer does not hold it back
         return writer
     }
 

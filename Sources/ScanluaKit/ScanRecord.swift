@@ -1,8 +1,9 @@
 import Foundation
 
-/// One record, as `scanlua scan` prints it in NDJSON (docs/output.md): a decoded symbol with what
+/// One record, as `scanlua scan` prints it in NDJSON (the README's `scanlua scan` section): a decoded symbol with what
 /// the scripts made of it, an input that could not be read (``error``), or, with
-/// ``ScanSettings/emptyRecords``, a frame in which nothing was read (``symbols`` is 0).
+/// ``ScanSettings/emptyRecords``, a frame in which nothing was read (``symbols`` is 0); and a
+/// frame without codes whose passes were cut short (only ``warnings``, such as a spent time budget).
 ///
 /// It decodes from and encodes to the NDJSON record: `JSONDecoder().decode(ScanRecord.self, from: line)`.
 public struct ScanRecord: Codable, Sendable, Equatable {

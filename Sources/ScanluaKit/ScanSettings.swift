@@ -1,8 +1,10 @@
 import ScanCore
 
 /// What a ``ScanEngine`` decodes and which scripts it runs: the library's form of the options
-/// of `scanlua scan` (docs/cli.md names each one). Every property has the CLI's default, except
-/// that no config file is looked for unless ``config`` names one.
+/// of `scanlua scan` (`scanlua help scan` explains each). A property left nil takes the config's
+/// `scan.options` value if ``config`` names a config that sets it, else the CLI's default; a
+/// property set wins over the config, as a flag does. No config is looked for unless ``config``
+/// names one.
 ///
 /// ```swift
 /// var settings = ScanSettings()
@@ -56,26 +58,30 @@ public struct ScanSettings: Sendable, Equatable {
     public var symbologies: [String]?
     /// Built-in decoders: `zbar`, `zxing`, `gray`; nil: all three.
     public var decoders: [String]?
-    /// How hard the decoders try.
-    public var effort: Effort = .balanced
+    /// How hard the decoders try; nil: balanced.
+    public var effort: Effort?
     /// The part of each frame to decode; nil: all of it.
     public var region: Region?
     /// Seconds per image for the passes after the first; nil: the effort's default (1, 2 or 10 s); 0: no limit.
     public var timeBudget: Double?
-    /// Images larger than this many pixels are refused from their header.
-    public var maxPixels = 50_000_000
+    /// Images larger than this many pixels are refused from their header; nil: 50,000,000.
+    public var maxPixels: Int?
     /// Decoding threads; nil: one per core. Records are the same whatever the number.
     public var threads: Int?
     /// Repeats; nil: ``Duplicates/all`` for images, ``Duplicates/interval`` for streams and watched folders.
     public var duplicates: Duplicates?
-    /// Seconds for ``Duplicates/interval``.
-    public var interval = 1.0
-    /// A record for each frame in which nothing was read too (its `symbols` is 0).
-    public var emptyRecords = false
+    /// Seconds for ``Duplicates/interval``; nil: 1.
+    public var interval: Double?
+    /// A record for each frame in which nothing was read too (its `symbols` is 0); nil: false.
+    public var emptyRecords: Bool?
+    /// Fill ``ScanRecord/summary`` with each payload's text for people (the handlers'
+    /// `scan.summary`, what `scanlua scan --format text` prints); a summary function that raises
+    /// then adds its error to the record, as in text output.
+    public var summaries = false
 
     /// Load the shipped handler library (`scripts/default.lua`: URLs, Wi-Fi, vCards, EAN/UPC products,
-    /// Taiwan e-invoices, ...).
-    public var shippedHandlers = true
+    /// Taiwan e-invoices, ...); nil: true.
+    public var shippedHandlers: Bool?
     /// Where the shipped handlers are; nil: found as the CLI finds them (`$SCANLUA_SCRIPTS`, beside
     /// the executable, or the `scripts/` of the SwiftPM package the executable was built in).
     public var shippedHandlersDirectory: String?
@@ -88,33 +94,33 @@ public struct ScanSettings: Sendable, Equatable {
     /// The store scripts write to: a SQLite file or a `postgresql://` URL (`--db`); nil: the
     /// config's `db`, else the default store, opened only when a script uses it.
     public var store: String?
-    /// Give scripts the full Lua standard library instead of the sandbox (`--trust`).
-    public var trust = false
-    /// Lua instructions per handler call; 0: unlimited.
-    public var instructionLimit = 10_000_000
-    /// Bytes the Lua state may hold; 0: unlimited.
-    public var memoryLimit = 256 << 20
-    /// Hosts `http` and `mqtt` actions may reach (`host[:port]`, `*.example.com`); empty: none.
-    public var network: [String] = []
+    /// Give scripts the full Lua standard library instead of the sandbox (`--trust`); nil: false.
+    public var trust: Bool?
+    /// Lua instructions per handler call; 0: unlimited; nil: 10,000,000.
+    public var instructionLimit: Int?
+    /// Bytes the Lua state may hold; 0: unlimited; nil: 256 MiB.
+    public var memoryLimit: Int?
+    /// Hosts `http` and `mqtt` actions may reach (`host[:port]`, `*.example.com`); nil: none.
+    public var network: [String]?
     /// Print the actions rules return instead of carrying them out, and roll back store writes.
     public var dryRun = false
 
     /// The defaults of `scanlua scan`.
     public init() {}
 
-    /// The settings as the CLI's option values, checked by the option registry as flags are.
-    /// Only what differs from the defaults is set, so a config's `scan.options` fills the rest.
+    /// The settings as the CLI's option values, checked by the option registry as flags are:
+    /// only the properties set, so a config's `scan.options` fills the rest.
     func optionValues() throws(ScanError) -> OptionValues {
         var o = OptionValues()
-        let d = ScanSettings()
-        func set(_ name: String, _ value: JSON) throws(ScanError) {
+        func set(_ name: String, _ value: JSON?) throws(ScanError) {
+            guard let value else { return }
             if let reason = Option.named(name).check(value) { throw .invalidSettings("\(name): \(reason)") }
             o[name] = value
         }
-        func names(_ list: [String]) -> JSON { .string(list.joined(separator: ",")) }
-        if let symbologies { try set("symbologies", names(symbologies)) }
-        if let decoders { try set("decoders", names(decoders)) }
-        if effort != d.effort { try set("effort", .string(effort.rawValue)) }
+        func names(_ list: [String]?) -> JSON? { list.map { .string($0.joined(separator: ",")) } }
+        try set("symbologies", names(symbologies))
+        try set("decoders", names(decoders))
+        try set("effort", effort.map { .string($0.rawValue) })
         switch region {
         case .pixels(let x, let y, let w, let h)?: try set("roi", .string("\(x),\(y),\(w),\(h)"))
         case .fractions(let x, let y, let w, let h)?:
@@ -123,20 +129,20 @@ public struct ScanSettings: Sendable, Equatable {
             try set("roi", .string("\(f(x)),\(f(y)),\(f(w)),\(f(h))"))
         case nil: break
         }
-        if let timeBudget { try set("time_budget", .double(timeBudget)) }
-        if maxPixels != d.maxPixels { try set("max_pixels", .int(maxPixels)) }
-        if let threads { try set("threads", .int(threads)) }
-        if let duplicates { try set("duplicates", .string(duplicates.rawValue)) }
-        if interval != d.interval { try set("interval", .double(interval)) }
-        if emptyRecords { try set("empty_records", .bool(true)) }
-        if !shippedHandlers { try set("default_scripts", .bool(false)) }
-        if let config { try set("config", .string(config)) }
+        try set("time_budget", timeBudget.map { .double($0) })
+        try set("max_pixels", maxPixels.map { .int($0) })
+        try set("threads", threads.map { .int($0) })
+        try set("duplicates", duplicates.map { .string($0.rawValue) })
+        try set("interval", interval.map { .double($0) })
+        try set("empty_records", emptyRecords.map { .bool($0) })
+        try set("default_scripts", shippedHandlers.map { .bool($0) })
+        try set("config", config.map { .string($0) })
         for name in disabled { o.append("disable", .string(name)) }
-        if let store { try set("db", .string(store)) }
-        if trust { try set("trust", .bool(true)) }
-        if instructionLimit != d.instructionLimit { try set("instruction_limit", .int(instructionLimit)) }
-        if memoryLimit != d.memoryLimit { try set("memory_limit", .int(memoryLimit)) }
-        if !network.isEmpty { try set("network", names(network)) }
+        try set("db", store.map { .string($0) })
+        try set("trust", trust.map { .bool($0) })
+        try set("instruction_limit", instructionLimit.map { .int($0) })
+        try set("memory_limit", memoryLimit.map { .int($0) })
+        try set("network", names(network))
         if dryRun { try set("dry_run", .bool(true)) }
         return o
     }

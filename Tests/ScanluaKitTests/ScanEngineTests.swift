@@ -99,6 +99,44 @@ final class ScanEngineTests: XCTestCase {
         XCTAssertEqual(second.first?.payload?["n"], .int(2))
     }
 
+    func testAPropertySetWinsOverTheConfigAndOneLeftNilTakesIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("init.lua").path
+        try "require('scan').options { duplicates = 'once', empty_records = true }\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let url = images + "/url.png"
+        let blank = [UInt8](repeating: 255, count: 64 * 64)
+
+        var s = settings()
+        s.config = config
+        let fromConfig = try ScanEngine(s)
+        XCTAssertEqual(try fromConfig.scan(file: url).count, 1)
+        let again = try fromConfig.scan(file: url)
+        XCTAssertEqual(again.map(\.repeated), [1], "the config's duplicates = once (and empty_records: the frame's record says so)")
+        XCTAssertNil(again.first?.symbology)
+        let empty = try fromConfig.scan(pixels: blank, width: 64, height: 64, name: "blank")
+        XCTAssertEqual(empty.map(\.symbols), [0], "the config's empty_records")
+        XCTAssertEqual(empty.first?.source, "blank")
+
+        s.duplicates = .all
+        s.emptyRecords = false
+        let explicit = try ScanEngine(s)
+        XCTAssertEqual(try explicit.scan(file: url).count, 1)
+        XCTAssertEqual(try explicit.scan(file: url).count, 1, "duplicates = .all, set, wins over the config")
+        XCTAssertEqual(try explicit.scan(pixels: blank, width: 64, height: 64).count, 0, "emptyRecords = false, set, wins")
+    }
+
+    func testSummariesAreThereWhenAskedFor() throws {
+        let plain = try ScanEngine(settings())
+        XCTAssertNil(try plain.scan(file: images + "/product-ean13.png").first?.summary)
+        var s = settings()
+        s.summaries = true
+        let withSummaries = try ScanEngine(s)
+        XCTAssertEqual(try withSummaries.scan(file: images + "/product-ean13.png").first?.summary,
+                       "GTIN 04719512002889, from the GS1 TW range")
+    }
+
     func testASourceIsAnAsyncSequenceOfRecordsInInputOrder() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

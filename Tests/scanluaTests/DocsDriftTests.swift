@@ -72,6 +72,13 @@ final class DocsDriftTests: XCTestCase {
         XCTAssertEqual(undocumented, [], "public declarations without a doc comment")
     }
 
+    /// docs/embedding.md shows examples/embedding's program as it is (make test builds and runs it).
+    func testTheEmbeddingDocShowsTheExampleProgram() throws {
+        let program = try read("examples/embedding/Sources/scan-images/main.swift")
+        XCTAssertTrue(try read("docs/embedding.md").contains("// Sources/scan-images/main.swift\n" + program), "docs/embedding.md's copy of main.swift")
+        XCTAssertLessThan(program.split(separator: "\n").count, 30, "a Swift program embeds the engine in under 30 lines")
+    }
+
     func testConfigOptionsTableInLuaAPIDoc() throws {
         let expected = (["| `scan.options` key | Lua type | command line | meaning |", "|---|---|---|---|"]
             + Option.configurable.map { o in

@@ -87,7 +87,10 @@ package final class RecordWriter: RecordSink {
 
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).
-    package func flush() -> String? { output == nil ? Console.flush() : nil }
+    package func flush() -> String? {
+        emptyFrame = nil  // the frame is done: a later one (or library call) may have the same source and index
+        return output == nil ? Console.flush() : nil
+    }
 
     /// For people (text and raw formats) on stderr; NDJSON records carry them as `warnings`, and
     /// a frame with no code gets a record of its own: `{"source":...,"warnings":[...]}` (a spent

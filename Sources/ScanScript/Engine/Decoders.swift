@@ -37,6 +37,9 @@ extension ScriptEngine {
     /// Different values one Lua decoder may give on one frame: more is a runaway decoder (each
     /// value becomes a symbol, an event and a record), not a picture of codes.
     package static let maxValuesPerFrame = 1000
+    /// Different values one Lua decoder may offer on one frame before the rest are not looked at
+    /// (what bounds memory: a value on one line is a candidate until `min_lines` lines agree).
+    package static let maxCandidatesPerFrame = 20_000
 
     /// Whether any decoder is registered (the scanner then keeps frames for them).
     package var hasDecoders: Bool { !decoderSpecs().isEmpty }
@@ -49,8 +52,9 @@ extension ScriptEngine {
     /// lines (with overlapping extents) becomes one symbol, its points the ends of the runs on
     /// those lines and its quality the line count.
     /// Decoder errors go to the log, once per decoder and frame; the frame goes on. A decoder
-    /// keeps at most ``maxValuesPerFrame`` different values per frame (the rest are dropped and
-    /// said, as a decoder failure).
+    /// gives at most ``maxValuesPerFrame`` symbols per frame, from at most ``maxCandidatesPerFrame``
+    /// different values (noise read on single lines counts only toward the second); what is
+    /// beyond is dropped and said, as a decoder failure.
     package func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         let specs = decoderSpecs().filter { $0.enabled && (enabledDecoderNames?.contains($0.name) ?? true) }
         guard !specs.isEmpty else { return [] }
@@ -66,7 +70,7 @@ extension ScriptEngine {
             func record(_ values: [DecodedValue], line: Int, extent: ClosedRange<Int>, fallback: [Point]) {
                 for v in values {
                     if found[v.bytes] == nil {
-                        guard order.count < Self.maxValuesPerFrame else { dropped += 1; continue }
+                        guard order.count < Self.maxCandidatesPerFrame else { dropped += 1; continue }
                         order.append(v.bytes)
                         found[v.bytes] = Hits()
                     }
@@ -100,16 +104,18 @@ extension ScriptEngine {
                     }
                 }
             }
-            if failure == nil && dropped > 0 {
-                failure = "more than \(Self.maxValuesPerFrame) different values on one frame: the first \(Self.maxValuesPerFrame) are kept; "
-                    + "\(dropped) values beyond them were dropped"
+            let read = order.filter { (found[$0]?.best ?? 0) >= (spec.kind == "image" ? 1 : spec.minLines) }
+            if failure == nil && (dropped > 0 || read.count > Self.maxValuesPerFrame) {
+                failure = "more than \(Self.maxValuesPerFrame) different values on one frame"
+                    + (dropped > 0 ? " (\(dropped) values past \(Self.maxCandidatesPerFrame) candidates were not looked at)" : "")
+                    + ": the first \(min(read.count, Self.maxValuesPerFrame)) are kept"
             }
             if let failure {
                 decoderFailures += 1
                 log("scanlua: decoder '\(spec.name)' on \(info.source): \(failure)\n")
             }
-            for bytes in order {
-                guard let hits = found[bytes], hits.best >= (spec.kind == "image" ? 1 : spec.minLines) else { continue }
+            for bytes in read.prefix(Self.maxValuesPerFrame) {
+                guard let hits = found[bytes] else { continue }
                 var symbol = Symbol(symbology: Symbology(rawValue: spec.name), bytes: bytes,
                                     points: Symbol.outline(hits.bestPoints), quality: hits.best)
                 symbol.orientation = "unknown"

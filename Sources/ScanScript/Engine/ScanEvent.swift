@@ -10,28 +10,28 @@ import ScanCore
 package struct ScanEvent {
     package var symbol: Symbol
     package var info: FrameInfo
-    /// Every symbol of the frame, this one among them at ``index``.
+    /// Every symbol of the frame, this one among them at ``index``; empty for a symbol alone.
     package var frameSymbols: [Symbol]
     package var index: Int
 
     /// The other symbols of the frame, in the frame's order (made on each call: O(symbols)).
     package var siblings: [Symbol] { frameSymbols.indices.filter { $0 != index }.map { frameSymbols[$0] } }
 
+    /// An event of `symbol`, with `siblings` (in that order) as the rest of its frame.
     package init(symbol: Symbol, info: FrameInfo, siblings: [Symbol] = []) {
+        self.init(symbol: symbol, info: info, frameSymbols: siblings.isEmpty ? [] : [symbol] + siblings, index: 0)
+    }
+
+    init(symbol: Symbol, info: FrameInfo, frameSymbols: [Symbol], index: Int) {
         self.symbol = symbol
         self.info = info
-        frameSymbols = [symbol] + siblings
-        index = 0
+        self.frameSymbols = frameSymbols
+        self.index = index
     }
 
     /// The events of one frame: each symbol with all the others as siblings.
     package static func events(of symbols: [Symbol], info: FrameInfo) -> [ScanEvent] {
-        symbols.indices.map { i in
-            var e = ScanEvent(symbol: symbols[i], info: info)
-            e.frameSymbols = symbols
-            e.index = i
-            return e
-        }
+        symbols.indices.map { ScanEvent(symbol: symbols[$0], info: info, frameSymbols: symbols.count > 1 ? symbols : [], index: $0) }
     }
 }
 

@@ -31,6 +31,8 @@ package final class ScriptEngine {
     /// Whether the config left the shipped handler library on (`scan.options { default_scripts = false }`).
     package internal(set) var defaultScriptsEnabled = true
     package internal(set) var limits: ScriptLimits
+    /// The limits the command line gave (option names): `scan.options` leaves them as they are.
+    package var limitsGiven: Set<String> = []
 
     /// Registry references of the prelude's `core` and `host` tables, and of the sandbox's
     /// globals (`core.env`, set as each user chunk's _ENV).

@@ -24,6 +24,8 @@ package struct ScriptOptions {
     /// Where the shipped handlers are; nil: ``ScriptSetup/shippedScriptsDirectory()``.
     package var shippedDirectory: String?
     package var limits = ScriptLimits()
+    /// The limits the command line gave (their option names): a config's `scan.options` does not change them.
+    package var limitsGiven: Set<String> = []
     /// `--db PATH`: the store's database (else the config's `db`, else the default path).
     package var database: String?
     /// `--disable NAME` (repeatable): parsers and rules switched off once everything is loaded.
@@ -40,9 +42,9 @@ package struct ScriptOptions {
         config = o[.config]
         defaultScripts = o[.defaultScripts] ?? true
         limits.trust = o[.trust] ?? false
-        if let n = o[.instructionLimit] { limits.instructionLimit = n }
-        if let n = o[.memoryLimit] { limits.memoryLimit = n }
-        if let n = o[.maxFailures] { limits.maxFailures = n }
+        for (key, field) in ScriptEngine.limitOptions {
+            if let n = o[key] { limits[keyPath: field] = n; limitsGiven.insert(key.name) }
+        }
         database = o[.db]
         disabled = o[.disable] ?? []
     }
@@ -137,6 +139,7 @@ package enum ScriptSetup {
     package static func makeEngine(_ options: ScriptOptions) throws(ScriptError) -> ScriptEngine {
         let shipped = options.shippedDirectory ?? shippedScriptsDirectory()
         let engine = try ScriptEngine(limits: options.limits, modulePaths: shipped.map { [$0] } ?? [])
+        engine.limitsGiven = options.limitsGiven
         engine.shippedDirectory = shipped
         engine.storePath = options.database
         if let config = options.config != nil || options.findsConfig ? try configFile(explicit: options.config) : nil {

@@ -46,9 +46,13 @@ extension ScriptEngine {
                 throw .argument("scan.options: '\(key)' can be raised only by the config or the command line (\(option.flag)); "
                                 + "a script may lower it (now \(current))")
             }
-            limits[keyPath: limit.field] = new
-            lua.instructionLimit = limits.instructionLimit
-            lua.memoryLimit = limits.memoryLimit
+            // The command line's value wins over the config's, as for every option (a script may
+            // still lower its own).
+            if !(loadingConfig && limitsGiven.contains(key)) {
+                limits[keyPath: limit.field] = new
+                lua.instructionLimit = limits.instructionLimit
+                lua.memoryLimit = limits.memoryLimit
+            }
         }
         switch key {
         case OptionKey<Bool>.trust.name:

@@ -41,7 +41,8 @@ extension LuaState {
         // The current frame's list of symbol tables, in a slot of its own (replaced at each frame).
         lua_pushnil(L)
         let frameSlot = lua_gettop(L)
-        var frameInfo: FrameInfo?, frameCount = 0
+        // Which frame's list is there: its array's storage (the events of a frame share one array).
+        var frameStorage: UnsafeRawPointer?
         for e in events {
             let s = e.symbol
             pushString(s.symbology.rawValue); lua_rawseti(L, list, k)
@@ -62,11 +63,12 @@ extension LuaState {
                     lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(eventKeysRef))
                     keys = lua_gettop(L)
                 }
-                if e.frameSymbols.count > 1 && (e.info != frameInfo || e.frameSymbols.count != frameCount) {
+                let storage = e.frameSymbols.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+                if e.frameSymbols.count > 1 && storage != frameStorage {
                     pushSymbolList(e.frameSymbols, info: e.info, keys: keys)
                     lua_copy(L, -1, frameSlot)
                     lua_settop(L, -2)
-                    (frameInfo, frameCount) = (e.info, e.frameSymbols.count)
+                    frameStorage = storage
                 }
                 pushNested(s, frame: e.frameSymbols.count > 1 ? frameSlot : 0, index: e.index, keys: keys)
             }

@@ -6,6 +6,7 @@ import ScanluaKit
 let folder = CommandLine.arguments.dropFirst().first ?? "examples/images"
 var settings = ScanSettings()
 settings.store = ":memory:"  // the handlers' store lives as long as the program
+settings.summaries = true
 
 do {
     let engine = try ScanEngine(settings)
@@ -15,6 +16,7 @@ do {
             print("\(file): error: \(error)")
             continue
         }
+        guard record.symbology != nil else { continue }  // a frame's warnings alone
         print("\(file): \(record.payload?["type"]?.string ?? "raw")")
         for line in record.summary?.split(separator: "\n", omittingEmptySubsequences: false) ?? [] {
             print("  \(line)")
