@@ -19,6 +19,11 @@ import Synchronization
 ///    regions of codes already read.
 /// A video frame gets 1 and 2 in the fallback order: the next frame has another chance.
 ///
+/// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
+/// then its own (every image at full size, zbar and zxing-cpp's thorough settings on every image,
+/// every retry), and keeps both readings; where one of its own EAN/UPC readings disagrees with
+/// balanced's at the same place, balanced's stands. So thorough reads at least what balanced reads.
+///
 /// **The time budget** (`--time-budget`, per image): checked between passes; once it is spent,
 /// the passes left are skipped and the record says which in its `warnings`. One decoder call
 /// is not interrupted, so an image costs at most the budget and one pass.
@@ -36,6 +41,8 @@ package final class DecodePlan {
     private let timeBudget: TimeInterval?
     /// The pixels shared by every worker's plan.
     private let pixels: PixelBudget
+    /// thorough: balanced's plan, run first on image files.
+    private let baseline: DecodePlan?
 
     /// A still image whose small pass found a code under this many pixels (its longer side, in
     /// the small image) is read at full size too: a photo of many small codes (a tray of
@@ -68,11 +75,31 @@ package final class DecodePlan {
         self.keepFrames = keepFrames
         self.timeBudget = timeBudget
         self.pixels = pixels
+        baseline = list.baseline.first.map {
+            DecodePlan(list: $0, loader: loader, region: region, pyramid: Pyramid(effort: .balanced), stillOrder: .recheck,
+                       timeBudget: timeBudget, pixels: pixels)
+        }
     }
 
     /// Loads the item if it is a file and reads it as the plan says. `arrival`: when the source
     /// handed it over.
     package func decode(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
+        guard let baseline, case .file = item else { return decodeOwn(item, arrival: arrival) }
+        let first = baseline.decode(item, arrival: arrival)
+        var frame = decodeOwn(item, arrival: arrival)
+        guard case .success(let balanced) = first.outcome, case .success(let more) = frame.outcome else { return frame }
+        frame.outcome = .success(Self.keeping(balanced, more))
+        for w in first.info.warnings where !frame.info.warnings.contains(w) { frame.info.warnings.append(w) }
+        return frame
+    }
+
+    /// The readings of balanced's plan and thorough's own, one symbol per code; a thorough
+    /// EAN/UPC reading that disagrees with a balanced one at the same place is left out.
+    package static func keeping(_ balanced: [Symbol], _ more: [Symbol]) -> [Symbol] {
+        Symbol.merged(balanced + more.filter { s in !balanced.contains { s.disagrees(with: $0) } })
+    }
+
+    private func decodeOwn(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
         var held = 0
         defer { pixels.release(held) }
         let clock = TimeBudget(budget: timeBudget)

@@ -19,13 +19,11 @@ extension Symbol {
     /// reading two decoders agree on (`zbar+zxing`) stays and the other goes; when neither or
     /// both have a second decoder, both go. A UPC-A and the EAN-13 with its leading 0 agree.
     package static func resolvingEANConflicts(_ symbols: [Symbol]) -> [Symbol] {
-        func isProduct(_ s: Symbol) -> Bool { Symbology.eanUPC.contains(s.symbology.rawValue) }
-        func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
         var drop = Set<Int>()
-        for i in symbols.indices where isProduct(symbols[i]) {
-            for j in symbols.indices where j > i && isProduct(symbols[j]) {
+        for i in symbols.indices where symbols[i].isProductCode {
+            for j in symbols.indices where j > i && symbols[j].isProductCode {
                 let a = symbols[i], b = symbols[j]
-                guard digits(a) != digits(b), !a.points.isEmpty, !b.points.isEmpty, a.overlaps(b) else { continue }
+                guard a.disagrees(with: b) else { continue }
                 let aTwo = a.decoder.contains("+"), bTwo = b.decoder.contains("+")
                 if aTwo != bTwo { drop.insert(aTwo ? j : i) } else { drop.formUnion([i, j]) }
             }
@@ -137,5 +135,18 @@ extension Symbol {
         let names = Set((m.decoder + "+" + other.decoder).split(separator: "+").map(String.init))
         m.decoder = ["zbar", "zxing", "lua"].filter(names.contains).joined(separator: "+")
         return m
+    }
+}
+
+extension Symbol {
+    /// An EAN/UPC code (product codes: where a misread costs most).
+    package var isProductCode: Bool { Symbology.eanUPC.contains(symbology.rawValue) }
+
+    /// Two EAN/UPC readings of one place with other digits (a UPC-A and the EAN-13 with its
+    /// leading 0 agree).
+    package func disagrees(with other: Symbol) -> Bool {
+        func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
+        return isProductCode && other.isProductCode && digits(self) != digits(other) && !points.isEmpty && !other.points.isEmpty
+            && overlaps(other)
     }
 }

@@ -72,8 +72,17 @@ package final class ScanSession {
     /// readings of one code merged into one symbol), then the scripts' Lua decoders on this
     /// thread. A new backend is one more entry here.
     package func decoders() -> DecoderList {
+        var list = workerDecoders(effort: settings.effort)
+        // thorough reads what balanced reads, and more: balanced's plan runs first on image files.
+        if settings.effort == .thorough { list.baseline = [workerDecoders(effort: .balanced)] }
+        if engine.hasDecoders && settings.luaDecoders?.isEmpty != true { list.addSession(LuaDecoders(engine: engine)) }
+        return list
+    }
+
+    /// The decoders of the worker threads at one effort (the session's Lua decoders not among them).
+    private func workerDecoders(effort: Effort) -> DecoderList {
         var list = DecoderList()
-        let symbologies = settings.symbologies, effort = settings.effort
+        let symbologies = settings.symbologies
         let zxing = settings.decoders.contains("zxing") && symbologies.contains(where: { !($0.entry?.zxing.isEmpty ?? true) })
         if zxing { list.addWorker { ZXingDecoder(symbologies: symbologies, effort: effort) } }
         // Still images get retries on what is left open (not with --effort fast).
@@ -93,7 +102,6 @@ package final class ScanSession {
         let gray = GrayLinear(symbologies: symbologies)
         if settings.decoders.contains("gray") && effort != .fast && gray.readsSomething { list.grayLinear = gray }
         list.recheck = Symbology.eanUPC.union(Symbology.addOns)
-        if engine.hasDecoders && settings.luaDecoders?.isEmpty != true { list.addSession(LuaDecoders(engine: engine)) }
         return list
     }
 

@@ -112,4 +112,35 @@ final class EANConflictTests: XCTestCase {
         let qr = symbol("qrcode", "hello", decoder: "zxing", at: 0)
         XCTAssertEqual(Symbol.resolvingEANConflicts([upca, ean, other, qr]).count, 4)
     }
+
+    /// A decoder that reads fixed symbols on every image.
+    final class FixedDecoder: FrameDecoder, @unchecked Sendable {
+        let symbols: [Symbol]
+        init(_ symbols: [Symbol]) { self.symbols = symbols }
+        func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { symbols }
+    }
+
+    /// thorough reads at least what balanced reads: balanced's plan (the list's baseline) runs
+    /// first, its codes stay, and a thorough EAN/UPC reading that disagrees with one of its at the
+    /// same place is left out (balanced's stands); thorough's other codes are added.
+    func testThoroughKeepsWhatBalancedReadsAndAddsTheRest() throws {
+        let right = symbol("ean13", "8023222032262", decoder: "zxing", at: 0)
+        let wrong = symbol("upce", "07805411", decoder: "zxing", at: 10)
+        let more = symbol("qrcode", "extra", decoder: "zxing", at: 1000)
+        var balanced = DecoderList()
+        balanced.addWorker { FixedDecoder([right]) }
+        var thorough = DecoderList()
+        thorough.addWorker { FixedDecoder([wrong, more]) }
+        thorough.baseline = [balanced]
+        let pgm = Data("P5 64 64 255\n".utf8) + Data([UInt8](repeating: 255, count: 64 * 64))
+        let frame = DecodePlan(list: thorough, stillOrder: .together).decode(.file(.data(pgm, name: "photo.pgm")), arrival: .now())
+        guard case .success(let symbols) = frame.outcome else { return XCTFail("\(frame.outcome)") }
+        XCTAssertEqual(symbols.map(\.text), ["8023222032262", "extra"])
+        // A video frame gets thorough's own plan only.
+        let video = DecodePlan(list: thorough, stillOrder: .together)
+            .decode(.frame(Frame(info: FrameInfo(source: "cam"), image: GrayImage(width: 64, height: 64, pixels: [UInt8](repeating: 255, count: 4096)))),
+                    arrival: .now())
+        guard case .success(let own) = video.outcome else { return XCTFail("\(video.outcome)") }
+        XCTAssertEqual(own.map(\.text), ["07805411", "extra"])
+    }
 }
