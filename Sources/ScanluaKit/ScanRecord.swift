@@ -7,7 +7,7 @@ import Foundation
 ///
 /// It decodes from and encodes to the NDJSON record: `JSONDecoder().decode(ScanRecord.self, from: line)`.
 public struct ScanRecord: Codable, Sendable, Equatable {
-    /// A corner or point of a symbol, in frame pixels.
+    /// A corner or point of a symbol, in frame pixels; `[x, y]` in JSON, as the NDJSON record has it.
     public struct Point: Codable, Sendable, Equatable {
         /// Pixels from the frame's left edge.
         public var x: Int
@@ -15,6 +15,20 @@ public struct ScanRecord: Codable, Sendable, Equatable {
         public var y: Int
         /// A point at `x`, `y`.
         public init(x: Int, y: Int) { self.x = x; self.y = y }
+
+        /// Decodes `[x, y]`.
+        public init(from decoder: any Decoder) throws {
+            var pair = try decoder.unkeyedContainer()
+            x = try pair.decode(Int.self)
+            y = try pair.decode(Int.self)
+        }
+
+        /// Encodes `[x, y]`.
+        public func encode(to encoder: any Encoder) throws {
+            var pair = encoder.unkeyedContainer()
+            try pair.encode(x)
+            try pair.encode(y)
+        }
     }
 
     /// The symbol's axis-aligned box, in frame pixels.
@@ -110,77 +124,6 @@ public struct ScanRecord: Codable, Sendable, Equatable {
         case symbologyID = "symbology_id", eci, ecLevel = "ec_level", version, inverted, mirrored, sequence
         case joinedParts = "joined_parts", modifiers, addon, payload, actions, emitted, errors, warnings, error, symbols, repeated
         case summary
-    }
-
-    /// Decodes an NDJSON record (`points` as `[x, y]` pairs).
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        source = try c.decode(String.self, forKey: .source)
-        frame = try c.decodeIfPresent(Int.self, forKey: .frame) ?? 0
-        symbology = try c.decodeIfPresent(String.self, forKey: .symbology)
-        text = try c.decodeIfPresent(String.self, forKey: .text)
-        charset = try c.decodeIfPresent(String.self, forKey: .charset)
-        bytes = try c.decodeIfPresent(Data.self, forKey: .bytes)
-        // Points are [x, y] pairs in the NDJSON record.
-        points = try c.decodeIfPresent([[Int]].self, forKey: .points)?.map { Point(x: $0.first ?? 0, y: $0.dropFirst().first ?? 0) }
-        bbox = try c.decodeIfPresent(BoundingBox.self, forKey: .bbox)
-        orientation = try c.decodeIfPresent(String.self, forKey: .orientation)
-        quality = try c.decodeIfPresent(Int.self, forKey: .quality)
-        self.decoder = try c.decodeIfPresent(String.self, forKey: .decoder)
-        symbologyID = try c.decodeIfPresent(String.self, forKey: .symbologyID)
-        eci = try c.decodeIfPresent(Int.self, forKey: .eci)
-        ecLevel = try c.decodeIfPresent(String.self, forKey: .ecLevel)
-        version = try c.decodeIfPresent(String.self, forKey: .version)
-        inverted = try c.decodeIfPresent(Bool.self, forKey: .inverted)
-        mirrored = try c.decodeIfPresent(Bool.self, forKey: .mirrored)
-        sequence = try c.decodeIfPresent(Sequence.self, forKey: .sequence)
-        joinedParts = try c.decodeIfPresent(Int.self, forKey: .joinedParts)
-        modifiers = try c.decodeIfPresent([String].self, forKey: .modifiers)
-        addon = try c.decodeIfPresent(String.self, forKey: .addon)
-        payload = try c.decodeIfPresent(JSONValue.self, forKey: .payload)
-        actions = try c.decodeIfPresent([JSONValue].self, forKey: .actions)
-        emitted = try c.decodeIfPresent([JSONValue].self, forKey: .emitted)
-        errors = try c.decodeIfPresent([JSONValue].self, forKey: .errors)
-        warnings = try c.decodeIfPresent([String].self, forKey: .warnings)
-        error = try c.decodeIfPresent(String.self, forKey: .error)
-        symbols = try c.decodeIfPresent(Int.self, forKey: .symbols)
-        repeated = try c.decodeIfPresent(Int.self, forKey: .repeated)
-        summary = try c.decodeIfPresent(String.self, forKey: .summary)
-    }
-
-    /// Encodes the record with the NDJSON record's keys.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(source, forKey: .source)
-        try c.encode(frame, forKey: .frame)
-        try c.encodeIfPresent(symbology, forKey: .symbology)
-        try c.encodeIfPresent(text, forKey: .text)
-        try c.encodeIfPresent(charset, forKey: .charset)
-        try c.encodeIfPresent(bytes, forKey: .bytes)
-        try c.encodeIfPresent(points?.map { [$0.x, $0.y] }, forKey: .points)
-        try c.encodeIfPresent(bbox, forKey: .bbox)
-        try c.encodeIfPresent(orientation, forKey: .orientation)
-        try c.encodeIfPresent(quality, forKey: .quality)
-        try c.encodeIfPresent(decoder, forKey: .decoder)
-        try c.encodeIfPresent(symbologyID, forKey: .symbologyID)
-        try c.encodeIfPresent(eci, forKey: .eci)
-        try c.encodeIfPresent(ecLevel, forKey: .ecLevel)
-        try c.encodeIfPresent(version, forKey: .version)
-        try c.encodeIfPresent(inverted, forKey: .inverted)
-        try c.encodeIfPresent(mirrored, forKey: .mirrored)
-        try c.encodeIfPresent(sequence, forKey: .sequence)
-        try c.encodeIfPresent(joinedParts, forKey: .joinedParts)
-        try c.encodeIfPresent(modifiers, forKey: .modifiers)
-        try c.encodeIfPresent(addon, forKey: .addon)
-        try c.encodeIfPresent(payload, forKey: .payload)
-        try c.encodeIfPresent(actions, forKey: .actions)
-        try c.encodeIfPresent(emitted, forKey: .emitted)
-        try c.encodeIfPresent(errors, forKey: .errors)
-        try c.encodeIfPresent(warnings, forKey: .warnings)
-        try c.encodeIfPresent(error, forKey: .error)
-        try c.encodeIfPresent(symbols, forKey: .symbols)
-        try c.encodeIfPresent(repeated, forKey: .repeated)
-        try c.encodeIfPresent(summary, forKey: .summary)
     }
 }
 
