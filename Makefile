@@ -54,9 +54,9 @@ check-asan:
 	SCANLUA_ASAN=1 ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path .build/asan --sanitize=address --disable-swift-testing
 
 # The threaded tests (decoding pool, preview server, deliveries, workers, watched folders, the
-# session) under ThreadSanitizer, in their own build directory; the binaries they start are the
+# session, the library's record sequences) under ThreadSanitizer, in their own build directory; the binaries they start are the
 # instrumented ones, and every report lands in .build/tsan/reports (none: the target passes).
-TSAN_TESTS ?= FrameScannerTests|PreviewTests|ForwardingTests|RedisWorkerTests|WatchCommandTests|SessionTests
+TSAN_TESTS ?= FrameScannerTests|PreviewTests|ForwardingTests|RedisWorkerTests|WatchCommandTests|SessionTests|ScanEngineTests
 check-tsan:
 	scripts/install-deps test
 	$(SWIFT) build --build-tests --scratch-path .build/tsan --sanitize=thread
