@@ -164,7 +164,7 @@ public final class ScanEngine {
         do { engine = try ScriptSetup.makeEngine(options) } catch { throw .scriptLoad(error.message) }
         if settings.summaries { engine.enableSummaries() }
         var defaults = OptionValues()
-        defaults["duplicates"] = .string(duplicates)
+        defaults[OptionKey<DuplicatePolicy>.duplicates.name] = .string(duplicates)
         do {
             let resolved = try SessionSettings.resolve(values, config: engine.configOptions, defaults: defaults,
                                                        luaSymbologies: engine.luaSymbologies)

@@ -112,38 +112,38 @@ public struct ScanSettings: Sendable, Equatable {
     /// only the properties set, so a config's `scan.options` fills the rest.
     func optionValues() throws(ScanError) -> OptionValues {
         var o = OptionValues()
-        func set(_ name: String, _ value: JSON?) throws(ScanError) {
+        func set<V>(_ key: OptionKey<V>, _ value: JSON?) throws(ScanError) {
             guard let value else { return }
-            if let reason = Option.named(name).check(value) { throw .invalidSettings("\(name): \(reason)") }
-            o[name] = value
+            if let reason = Option.named(key.name).check(value) { throw .invalidSettings("\(key.name): \(reason)") }
+            o[key.name] = value
         }
         func names(_ list: [String]?) -> JSON? { list.map { .string($0.joined(separator: ",")) } }
-        try set("symbologies", names(symbologies))
-        try set("decoders", names(decoders))
-        try set("effort", effort.map { .string($0.rawValue) })
+        try set(.symbologies, names(symbologies))
+        try set(.decoders, names(decoders))
+        try set(.effort, effort.map { .string($0.rawValue) })
         switch region {
-        case .pixels(let x, let y, let w, let h)?: try set("roi", .string("\(x),\(y),\(w),\(h)"))
+        case .pixels(let x, let y, let w, let h)?: try set(.roi, .string("\(x),\(y),\(w),\(h)"))
         case .fractions(let x, let y, let w, let h)?:
             // Written with a point, so the region parser reads fractions even for 0 and 1.
             func f(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? "\(Int(v)).0" : "\(v)" }
-            try set("roi", .string("\(f(x)),\(f(y)),\(f(w)),\(f(h))"))
+            try set(.roi, .string("\(f(x)),\(f(y)),\(f(w)),\(f(h))"))
         case nil: break
         }
-        try set("time_budget", timeBudget.map { .double($0) })
-        try set("max_pixels", maxPixels.map { .int($0) })
-        try set("threads", threads.map { .int($0) })
-        try set("duplicates", duplicates.map { .string($0.rawValue) })
-        try set("interval", interval.map { .double($0) })
-        try set("empty_records", emptyRecords.map { .bool($0) })
-        try set("default_scripts", shippedHandlers.map { .bool($0) })
-        try set("config", config.map { .string($0) })
-        for name in disabled { o.append("disable", .string(name)) }
-        try set("db", store.map { .string($0) })
-        try set("trust", trust.map { .bool($0) })
-        try set("instruction_limit", instructionLimit.map { .int($0) })
-        try set("memory_limit", memoryLimit.map { .int($0) })
-        try set("network", names(network))
-        if dryRun { try set("dry_run", .bool(true)) }
+        try set(.timeBudget, timeBudget.map { .double($0) })
+        try set(.maxPixels, maxPixels.map { .int($0) })
+        try set(.threads, threads.map { .int($0) })
+        try set(.duplicates, duplicates.map { .string($0.rawValue) })
+        try set(.interval, interval.map { .double($0) })
+        try set(.emptyRecords, emptyRecords.map { .bool($0) })
+        try set(.defaultScripts, shippedHandlers.map { .bool($0) })
+        try set(.config, config.map { .string($0) })
+        for name in disabled { o.append(OptionKey<[String]>.disable.name, .string(name)) }
+        try set(.db, store.map { .string($0) })
+        try set(.trust, trust.map { .bool($0) })
+        try set(.instructionLimit, instructionLimit.map { .int($0) })
+        try set(.memoryLimit, memoryLimit.map { .int($0) })
+        try set(.network, names(network))
+        if dryRun { try set(.dryRun, .bool(true)) }
         return o
     }
 }

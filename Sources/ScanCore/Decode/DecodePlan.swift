@@ -84,9 +84,12 @@ package final class DecodePlan {
     /// Loads the item if it is a file and reads it as the plan says. `arrival`: when the source
     /// handed it over.
     package func decode(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
-        guard let baseline, case .file = item else { return decodeOwn(item, arrival: arrival) }
-        let first = baseline.decode(item, arrival: arrival)
-        var frame = decodeOwn(item, arrival: arrival)
+        guard let baseline, case .file(let input) = item else { return decodeOwn(item, arrival: arrival) }
+        // The file is read once for both plans (an unreadable one: its error comes from decodeOwn).
+        var once = item
+        if case .file(let path) = input, let data = try? loader.read(path: path) { once = .file(.data(data, name: path)) }
+        let first = baseline.decode(once, arrival: arrival)
+        var frame = decodeOwn(once, arrival: arrival)
         guard case .success(let balanced) = first.outcome, case .success(let more) = frame.outcome else { return frame }
         frame.outcome = .success(Self.keeping(balanced, more))
         for w in first.info.warnings where !frame.info.warnings.contains(w) { frame.info.warnings.append(w) }

@@ -14,9 +14,6 @@ package struct ScanEvent {
     package var frameSymbols: [Symbol]
     package var index: Int
 
-    /// The other symbols of the frame, in the frame's order (made on each call: O(symbols)).
-    package var siblings: [Symbol] { frameSymbols.indices.filter { $0 != index }.map { frameSymbols[$0] } }
-
     /// An event of `symbol`, with `siblings` (in that order) as the rest of its frame.
     package init(symbol: Symbol, info: FrameInfo, siblings: [Symbol] = []) {
         self.init(symbol: symbol, info: info, frameSymbols: siblings.isEmpty ? [] : [symbol] + siblings, index: 0)
