@@ -127,7 +127,18 @@ local function run_rules(payload, ev)
     if not r.disabled and (not r.on or r.on[ptype]) then
       current_rule = r
       ctx.rule, ctx.event = r.name, ev
-      local ok, matched, res = call_when(r, payload, ev, ctx)
+      local ok, matched, res
+      if r.when then
+        ok, matched, res = call_when(r, payload, ev, ctx)
+      else
+        ok, res = budget_call(r.fn, payload, ctx)
+        if ok then
+          if r.failures ~= 0 then r.failures = 0 end
+          matched = true
+        else
+          matched = handler_error(r, res)
+        end
+      end
       if not ok then
         add_error(matched)
       elseif matched and res ~= nil then
@@ -151,14 +162,28 @@ local function dispatch(fields, ev)
   errors, actions, action_rules, emitted, emitted_rules = nil, nil, nil, nil, nil
   local text, symbology = fields.text, fields.symbology
   -- A Lua decoder's value may carry fields for its parser (scan.decoder: `fields = {...}`).
-  local carried = core.decoder_fields_for and core.decoder_fields_for(symbology, fields.bytes)
-  if carried then rawset(fields, "fields", core.freeze(carried)) end
+  if core.decoder_fields_kept then
+    local carried = core.decoder_fields_for(symbology, fields.bytes)
+    if carried then rawset(fields, "fields", core.freeze(carried)) end
+  end
   local payload, parser
   for i = 1, #parsers do
     local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
         and (not p.match or sfind(text, p.match)) then
-      local ok, matched, res = call_when(p, ev, ev, ev)
+      local ok, matched, res
+      if p.when then
+        ok, matched, res = call_when(p, ev, ev, ev)
+      else
+        -- call_when inlined for the common parser without `when`: one Lua call less per event.
+        ok, res = budget_call(p.fn, ev, ev)
+        if ok then
+          if p.failures ~= 0 then p.failures = 0 end
+          matched = true
+        else
+          matched = handler_error(p, res)
+        end
+      end
       if not ok then
         add_error(matched)
       elseif matched and res ~= nil then

@@ -17,15 +17,19 @@ end
 -- What a decoder's values carried for their parser (`fields = {...}`), by decoder and bytes:
 -- the event of that symbol gets them as `ev.fields` (decoders and parsers share this engine).
 -- Cleared before each frame's Lua decoders run.
+-- core.decoder_fields_kept says whether there are any: the dispatcher asks only then.
 local decoder_fields = {}
-local function clear_decoder_fields() decoder_fields = {} end
+core.decoder_fields_kept = false
+local function clear_decoder_fields() decoder_fields = {}; core.decoder_fields_kept = false end
 local function keep_fields(name, v)
   if type(v) == "table" and type(rawget(v, "fields")) == "table" then
     local bytes = rawget(v, "bytes") or rawget(v, "text")
-    if type(bytes) == "string" then decoder_fields[name .. "\0" .. bytes] = rawget(v, "fields") end
+    if type(bytes) == "string" then
+      decoder_fields[name .. "\0" .. bytes] = rawget(v, "fields")
+      core.decoder_fields_kept = true
+    end
   end
 end
--- Asked for every event: nothing is built (no key string) unless a decoder kept fields.
 local function fields_for(symbology, bytes)
   if next(decoder_fields) == nil then return nil end
   return decoder_fields[symbology .. "\0" .. bytes]

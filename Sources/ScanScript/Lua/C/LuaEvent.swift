@@ -43,17 +43,25 @@ extension LuaState {
         let frameSlot = lua_gettop(L)
         // Which frame's list is there: its array's storage (the events of a frame share one array).
         var frameStorage: UnsafeRawPointer?
+        var previous: ScanEvent?
+        // A string the previous event had in the same slot is copied from there: most events of
+        // a batch share their symbology, charset, orientation, source and decoder, and copying a
+        // slot is cheaper than interning the string again.
+        func push(_ text: String, _ before: String?, _ slot: lua_Integer) {
+            if let before, before == text { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
+            lua_rawseti(L, list, slot)
+        }
         for e in events {
-            let s = e.symbol
-            pushString(s.symbology.rawValue); lua_rawseti(L, list, k)
+            let s = e.symbol, p = previous?.symbol
+            push(s.symbology.rawValue, p?.symbology.rawValue, k)
             pushString(s.text); lua_rawseti(L, list, k + 1)
             // Valid UTF-8 payloads are their own text: reuse the string instead of interning it again.
             if s.charset == "utf-8" { lua_rawgeti(L, list, k + 1) } else { pushBytes(s.bytes) }
             lua_rawseti(L, list, k + 2)
-            pushString(s.charset); lua_rawseti(L, list, k + 3)
-            pushString(s.orientation); lua_rawseti(L, list, k + 4)
+            push(s.charset, p?.charset, k + 3)
+            push(s.orientation, p?.orientation, k + 4)
             lua_pushinteger(L, lua_Integer(s.quality)); lua_rawseti(L, list, k + 5)
-            pushString(e.info.source); lua_rawseti(L, list, k + 6)
+            push(e.info.source, previous?.info.source, k + 6)
             lua_pushinteger(L, lua_Integer(e.info.index)); lua_rawseti(L, list, k + 7)
             lua_pushinteger(L, milliseconds(e.info.time)); lua_rawseti(L, list, k + 8)
             if s.points.isEmpty && s.modifiers.isEmpty && e.frameSymbols.count < 2 {
@@ -75,10 +83,11 @@ extension LuaState {
             lua_rawseti(L, list, k + 9)
             if let addon = s.addon { pushString(addon) } else { lua_pushboolean(L, 0) }
             lua_rawseti(L, list, k + 10)
-            pushString(s.decoder); lua_rawseti(L, list, k + 11)
+            push(s.decoder, p?.decoder, k + 11)
             if let id = s.symbologyID { pushString(id) } else { lua_pushboolean(L, 0) }
             lua_rawseti(L, list, k + 12)
             k += lua_Integer(eventSlots)
+            previous = e
         }
         lua_settop(L, list)
     }
