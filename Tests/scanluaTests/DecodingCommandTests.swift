@@ -170,6 +170,20 @@ final class DecodingCommandTests: XCTestCase {
         }
     }
 
+    // MARK: - Precision
+
+    /// Issue 20: thorough's zxing-cpp passes read a UPC-E from the left half of this rotated
+    /// EAN-13 (its end guard on the EAN-13's centre guard, as on Arte-Lab's Foto(782).jpg); the
+    /// EAN-13's bars going on past the UPC-E's end leave it out. Every effort gives the EAN-13 alone.
+    func testAUPCEReadFromHalfAnEAN13IsNotARecord() throws {
+        let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/quiet/ean13-rotated.png").path
+        for effort in ["fast", "balanced", "thorough"] {
+            let r = try scan([path], ["--effort", effort])
+            XCTAssertEqual(r.status, 0, "\(effort): \(r.stderr)")
+            XCTAssertEqual(r.records.map { "\($0["symbology"] as? String ?? "?") \($0["text"] as? String ?? "?")" }, ["ean13 8005235212442"], effort)
+        }
+    }
+
     // MARK: - Add-ons
 
     /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).

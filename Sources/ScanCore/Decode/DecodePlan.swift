@@ -17,7 +17,9 @@ import Synchronization
 /// 3. ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum.
 /// 4. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read, skipping the
 ///    regions of codes already read.
-/// A video frame gets 1 and 2 in the fallback order: the next frame has another chance.
+/// 5. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
+///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out.
+/// A video frame gets 1, 2 and 5, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
 /// then its own (every image at full size, zbar and zxing-cpp's thorough settings on every image,
@@ -207,6 +209,10 @@ package final class DecodePlan {
                         gray.decode(part, skipping: region == nil ? readBoxes : [], deadline: clock.deadline ?? .distantFuture)
                     })
                 }
+            }
+            // Precision first: an EAN/UPC reading with bars right past its ends is part of something longer.
+            if let (image, k) = full.map({ ($0, 1) }) ?? small {
+                symbols = symbols.filter { QuietZones.pass($0, in: image, k: k) }
             }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
