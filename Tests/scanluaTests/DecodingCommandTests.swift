@@ -184,6 +184,16 @@ final class DecodingCommandTests: XCTestCase {
         }
     }
 
+    /// A rotated UPC-A whose zbar points cover only centre guard to end guard is still read
+    /// (the quiet-zone check judges only a span that holds the code's 30 bars).
+    func testARotatedUPCAWithPartialPointsIsRead() throws {
+        let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/quiet/upca-rotated-33.png").path
+        for effort in ["fast", "balanced", "thorough"] {
+            let r = try scan([path], ["--effort", effort])
+            XCTAssertEqual(r.records.map { "\($0["symbology"] as? String ?? "?") \($0["text"] as? String ?? "?")" }, ["upca 036000291452"], effort)
+        }
+    }
+
     // MARK: - Add-ons
 
     /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).

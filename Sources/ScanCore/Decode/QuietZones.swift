@@ -27,6 +27,38 @@ package enum QuietZones {
         }
     }
 
+    /// Bars from the start guard to the end guard.
+    static func bars(_ symbology: String) -> Int? {
+        switch symbology {
+        case "ean13", "upca", "isbn13", "isbn10": 30
+        case "ean8": 22
+        case "upce": 17
+        default: nil
+        }
+    }
+
+    /// Dark runs along the line at `s` from `t0` to `t1` (hysteresis at 35% and 65% of its
+    /// contrast); nil when the line has too little contrast or leaves the image.
+    static func barCount(_ image: GrayImage, u: Vector, n: Vector, t0: Double, t1: Double, s: Double) -> Int? {
+        var values: [Double] = []
+        var t = t0 - 0.5
+        while t <= t1 + 0.5 {
+            guard let v = sample(image, x: t * u.x + s * n.x, y: t * u.y + s * n.y) else { return nil }
+            values.append(v)
+            t += 0.25
+        }
+        let sorted = values.sorted()
+        guard sorted.count >= 20 else { return nil }
+        let lo = sorted[sorted.count / 10], hi = sorted[sorted.count * 9 / 10]
+        guard hi - lo >= 24 else { return nil }
+        let dark = lo + 0.35 * (hi - lo), light = lo + 0.65 * (hi - lo)
+        var count = 0, inBar = false
+        for v in values {
+            if !inBar && v < dark { inBar = true; count += 1 } else if inBar && v > light { inBar = false }
+        }
+        return count
+    }
+
     typealias Vector = (x: Double, y: Double)
 
     /// Whether `symbol` (points in full-image pixels) may stand, judged on `image`, which is the
@@ -46,6 +78,10 @@ package enum QuietZones {
         guard module >= 1 else { return true }
         // The points of a reduced pass are rounded outwards by up to k pixels (one here).
         let margin = k > 1 ? 1.0 : 0.0
+        // Only a reading whose span holds its symbology's bars is judged: zbar's points on a
+        // rotated code may stop at the centre guard, and the ends would then lie inside the code.
+        guard let wanted = bars(symbol.symbology.rawValue),
+              let held = barCount(image, u: u, n: n, t0: t0, t1: t1, s: (s0 + s1) / 2), abs(held - wanted) <= 1 else { return true }
         var swung = 0, barred = 0, judged = 0
         for f in [0.35, 0.5, 0.65] {
             let s = s0 + (s1 - s0) * f

@@ -48,7 +48,7 @@ extension LuaState {
         // a batch share their symbology, charset, orientation, source and decoder, and copying a
         // slot is cheaper than interning the string again.
         func push(_ text: String, _ before: String?, _ slot: lua_Integer) {
-            if let before, before == text { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
+            if let before, before.utf8.elementsEqual(text.utf8) { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
             lua_rawseti(L, list, slot)
         }
         for e in events {
