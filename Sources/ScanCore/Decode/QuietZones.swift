@@ -6,6 +6,9 @@ import Foundation
 /// by the EAN-13's centre guard) has the EAN-13's right half going on where a real UPC-E has 7
 /// modules of blank.
 ///
+/// Only a reading whose middle line holds its symbology's bars (30, 22, 17; one more or less) is
+/// judged: zbar's points on a rotated code may stop at the centre guard.
+///
 /// How: the code's axis is the dominant gradient direction inside its box (bars lie across it,
 /// whoever reported the points, along whichever line they read); every point of a bar has the
 /// same position along it, so the reading's ends are its points' extremes there, and a module is
@@ -17,22 +20,13 @@ import Foundation
 /// beside a code that one line may cross. Lines that leave the image or have too little
 /// contrast to judge do not count.
 package enum QuietZones {
-    /// Modules from the first bar of the start guard to the last bar of the end guard.
-    static func modules(_ symbology: String) -> Double? {
+    /// Modules from the first bar of the start guard to the last bar of the end guard, and the
+    /// bars between them.
+    static func layout(_ symbology: String) -> (modules: Double, bars: Int)? {
         switch symbology {
-        case "ean13", "upca", "isbn13", "isbn10": 95
-        case "ean8": 67
-        case "upce": 51
-        default: nil
-        }
-    }
-
-    /// Bars from the start guard to the end guard.
-    static func bars(_ symbology: String) -> Int? {
-        switch symbology {
-        case "ean13", "upca", "isbn13", "isbn10": 30
-        case "ean8": 22
-        case "upce": 17
+        case "ean13", "upca", "isbn13", "isbn10": (95, 30)
+        case "ean8": (67, 22)
+        case "upce": (51, 17)
         default: nil
         }
     }
@@ -64,7 +58,7 @@ package enum QuietZones {
     /// Whether `symbol` (points in full-image pixels) may stand, judged on `image`, which is the
     /// full image reduced by `k` (1: the full image itself). Codes this does not judge pass.
     package static func pass(_ symbol: Symbol, in image: GrayImage, k: Int = 1) -> Bool {
-        guard let modules = modules(symbol.symbology.rawValue), symbol.addon == nil, symbol.points.count >= 2 else { return true }
+        guard let (modules, wanted) = layout(symbol.symbology.rawValue), symbol.addon == nil, symbol.points.count >= 2 else { return true }
         let scale = 1 / Double(max(k, 1))
         let points = symbol.points.map { Vector(Double($0.x) * scale, Double($0.y) * scale) }
         guard let u = scanAxis(points, in: image) else { return true }
@@ -80,8 +74,7 @@ package enum QuietZones {
         let margin = k > 1 ? 1.0 : 0.0
         // Only a reading whose span holds its symbology's bars is judged: zbar's points on a
         // rotated code may stop at the centre guard, and the ends would then lie inside the code.
-        guard let wanted = bars(symbol.symbology.rawValue),
-              let held = barCount(image, u: u, n: n, t0: t0, t1: t1, s: (s0 + s1) / 2), abs(held - wanted) <= 1 else { return true }
+        guard let held = barCount(image, u: u, n: n, t0: t0, t1: t1, s: (s0 + s1) / 2), abs(held - wanted) <= 1 else { return true }
         var swung = 0, barred = 0, judged = 0
         for f in [0.35, 0.5, 0.65] {
             let s = s0 + (s1 - s0) * f
