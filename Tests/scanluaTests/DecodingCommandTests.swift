@@ -194,6 +194,24 @@ final class DecodingCommandTests: XCTestCase {
         }
     }
 
+    /// Issue 20: the negative set (scripts/make-fixtures: Code 11, MSI, Industrial 2 of 5,
+    /// Telepen, shelf stripes, noise, a code blurred past reading; sharp, rotated, blurred and
+    /// resized) gives no EAN/UPC record at any effort. zxing-cpp reads three of the Code 11
+    /// images as an EAN-13 or UPC-A (BarPattern leaves them out), and the gray-level reader read
+    /// the MSI ones as EAN-13 6171714042182 before its guards had to match at 0.65.
+    func testTheNegativeSetGivesNoProductCodeAtAnyEffort() throws {
+        let folder = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/negative").path
+        let product: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn13", "isbn10", "ean2", "ean5"]
+        for effort in ["fast", "balanced", "thorough"] {
+            let r = try scan([folder], ["--effort", effort])
+            // 4: most of these images hold no code at all; the Telepen ones are read as Telepen.
+            XCTAssertEqual(r.status, 4, "\(effort): \(r.stderr)")
+            let wrong = r.records.filter { product.contains($0["symbology"] as? String ?? "") }
+            XCTAssertEqual(wrong.map { "\($0["source"] ?? "?") \($0["symbology"] ?? "?") \($0["text"] ?? "?")" }, [], effort)
+            XCTAssertEqual(Set(r.records.map { "\($0["symbology"] ?? "?") \($0["text"] ?? "?")" }), ["telepen TELEPEN 1"], effort)
+        }
+    }
+
     // MARK: - Add-ons
 
     /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).

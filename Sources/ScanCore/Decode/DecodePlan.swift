@@ -18,7 +18,8 @@ import Synchronization
 /// 4. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read, skipping the
 ///    regions of codes already read.
 /// 5. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
-///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out.
+///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the
+///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out.
 /// A video frame gets 1, 2 and 5, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
@@ -210,9 +211,10 @@ package final class DecodePlan {
                     })
                 }
             }
-            // Precision first: an EAN/UPC reading with bars right past its ends is part of something longer.
+            // Precision first: an EAN/UPC reading with bars right past its ends is part of something
+            // longer, and one whose digits do not make the bars in the image is another code.
             if let (image, k) = full.map({ ($0, 1) }) ?? small {
-                symbols = symbols.filter { QuietZones.pass($0, in: image, k: k) }
+                symbols = symbols.filter { QuietZones.pass($0, in: image, k: k) && BarPattern.fits($0, in: image, k: k) }
             }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
