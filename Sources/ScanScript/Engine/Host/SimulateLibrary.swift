@@ -41,7 +41,7 @@ extension ScriptEngine {
                 }
                 let time = L.number(at: 5).map { Date(timeIntervalSince1970: $0) } ?? Date()
                 let main = symbol(symbology, bytes, modifiers: strings(6), id: L.string(at: 7))
-                L.pushEvents([ScanEvent(symbol: main, info: FrameInfo(source: source, time: time), siblings: siblings)])
+                L.pushEvents([ScanEvent(symbol: main, info: FrameInfo(source: source, time: time), siblings: siblings)][...])
                 return 1
             }),
             // events(on): scan.simulate outside a session (a test) runs its event in a transaction

@@ -29,11 +29,23 @@ func milliseconds(_ date: Date) -> lua_Integer {
 /// it; prelude/views.lua makes `ev.siblings` from it when a handler first reads it.
 let eventSlots = 13
 
+/// Whether two strings hold the same UTF-8 bytes.
+@inline(__always)
+private func sameBytes(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
+}
+
 extension LuaState {
     /// Pushes the flat list of events' values the prelude's `dispatch_batch` reads, one run of
     /// ``eventSlots`` per event. Lua builds the event tables itself from it, with table
     /// constructors: cheaper than building them through the C API. Stack: +1.
-    func pushEvents<C: Collection>(_ events: C) where C.Element == ScanEvent {
+    func pushEvents(_ events: ArraySlice<ScanEvent>) {
+        // Events are read in place (a copy of a ScanEvent retains each of its strings and arrays).
+        events.withUnsafeBufferPointer { pushEvents(in: $0) }
+    }
+
+    private func pushEvents(in events: UnsafeBufferPointer<ScanEvent>) {
         lua_createtable(L, Int32(events.count * eventSlots), 0)
         let list = lua_gettop(L)
         var k: lua_Integer = 1
@@ -43,51 +55,51 @@ extension LuaState {
         let frameSlot = lua_gettop(L)
         // Which frame's list is there: its array's storage (the events of a frame share one array).
         var frameStorage: UnsafeRawPointer?
-        var previous: ScanEvent?
         // A string the previous event had in the same slot is copied from there: most events of
         // a batch share their symbology, charset, orientation, source and decoder, and copying a
-        // slot is cheaper than interning the string again.
+        // slot is cheaper than interning the string again. Compared by bytes: String's == holds
+        // for canonically equivalent strings of other bytes.
         func push(_ text: String, _ before: String?, _ slot: lua_Integer) {
-            if let before, before.utf8.elementsEqual(text.utf8) { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
+            if let before, sameBytes(text, before) { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
             lua_rawseti(L, list, slot)
         }
-        for e in events {
-            let s = e.symbol, p = previous?.symbol
-            push(s.symbology.rawValue, p?.symbology.rawValue, k)
-            pushString(s.text); lua_rawseti(L, list, k + 1)
+        for i in events.indices {
+            let first = i == events.startIndex
+            push(events[i].symbol.symbology.rawValue, first ? nil : events[i - 1].symbol.symbology.rawValue, k)
+            pushString(events[i].symbol.text); lua_rawseti(L, list, k + 1)
             // Valid UTF-8 payloads are their own text: reuse the string instead of interning it again.
-            if s.charset == "utf-8" { lua_rawgeti(L, list, k + 1) } else { pushBytes(s.bytes) }
+            if events[i].symbol.charset == "utf-8" { lua_rawgeti(L, list, k + 1) } else { pushBytes(events[i].symbol.bytes) }
             lua_rawseti(L, list, k + 2)
-            push(s.charset, p?.charset, k + 3)
-            push(s.orientation, p?.orientation, k + 4)
-            lua_pushinteger(L, lua_Integer(s.quality)); lua_rawseti(L, list, k + 5)
-            push(e.info.source, previous?.info.source, k + 6)
-            lua_pushinteger(L, lua_Integer(e.info.index)); lua_rawseti(L, list, k + 7)
-            lua_pushinteger(L, milliseconds(e.info.time)); lua_rawseti(L, list, k + 8)
-            if s.points.isEmpty && s.modifiers.isEmpty && e.frameSymbols.count < 2 {
+            push(events[i].symbol.charset, first ? nil : events[i - 1].symbol.charset, k + 3)
+            push(events[i].symbol.orientation, first ? nil : events[i - 1].symbol.orientation, k + 4)
+            lua_pushinteger(L, lua_Integer(events[i].symbol.quality)); lua_rawseti(L, list, k + 5)
+            push(events[i].info.source, first ? nil : events[i - 1].info.source, k + 6)
+            lua_pushinteger(L, lua_Integer(events[i].info.index)); lua_rawseti(L, list, k + 7)
+            lua_pushinteger(L, milliseconds(events[i].info.time)); lua_rawseti(L, list, k + 8)
+            let frameCount = events[i].frameSymbols.count
+            if events[i].symbol.points.isEmpty && events[i].symbol.modifiers.isEmpty && frameCount < 2 {
                 lua_pushboolean(L, 0)
             } else {
                 if keys == 0 {
                     lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(eventKeysRef))
                     keys = lua_gettop(L)
                 }
-                let storage = e.frameSymbols.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
-                if e.frameSymbols.count > 1 && storage != frameStorage {
-                    pushSymbolList(e.frameSymbols, info: e.info, keys: keys)
+                let storage = events[i].frameSymbols.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+                if frameCount > 1 && storage != frameStorage {
+                    pushSymbolList(events[i].frameSymbols, info: events[i].info, keys: keys)
                     lua_copy(L, -1, frameSlot)
                     lua_settop(L, -2)
                     frameStorage = storage
                 }
-                pushNested(s, frame: e.frameSymbols.count > 1 ? frameSlot : 0, index: e.index, keys: keys)
+                pushNested(events[i].symbol, frame: frameCount > 1 ? frameSlot : 0, index: events[i].index, keys: keys)
             }
             lua_rawseti(L, list, k + 9)
-            if let addon = s.addon { pushString(addon) } else { lua_pushboolean(L, 0) }
+            if let addon = events[i].symbol.addon { pushString(addon) } else { lua_pushboolean(L, 0) }
             lua_rawseti(L, list, k + 10)
-            push(s.decoder, p?.decoder, k + 11)
-            if let id = s.symbologyID { pushString(id) } else { lua_pushboolean(L, 0) }
+            push(events[i].symbol.decoder, first ? nil : events[i - 1].symbol.decoder, k + 11)
+            if let id = events[i].symbol.symbologyID { pushString(id) } else { lua_pushboolean(L, 0) }
             lua_rawseti(L, list, k + 12)
             k += lua_Integer(eventSlots)
-            previous = e
         }
         lua_settop(L, list)
     }
