@@ -9,11 +9,12 @@ import Foundation
 /// after its end, the edges between bar and space are found (hysteresis at 35% and 65% of the
 /// line's contrast, each edge placed where the line crosses 50%). A line is judged only when it
 /// holds exactly the reading's edges (60 for an EAN-13): blur that merges bars leaves it unjudged.
-/// Each edge's position is fitted by least squares, over the 17 edges around it, to where the
-/// reading puts it: start + module width x its module position, plus an ink spread that moves
-/// edges into a bar or out of it alike (print gain, blur). Its residual in modules, as a root
-/// mean square over the edges, is the line's misfit; the code may run either way, so the smaller
-/// of the two directions counts. Genuine reads on every photo set fit within 0.5 module (most
+/// The edges' positions are fitted by least squares to where the reading puts them: start +
+/// module width x module position, plus an ink spread that moves edges into a bar or out of it
+/// alike (print gain, blur); piece by piece (each edge with the 17 around it: a curved label), and
+/// as one perspective map of the whole code (a label seen at an angle). The residuals in modules,
+/// as a root mean square over the edges, of the better fit are the line's misfit; the code may run
+/// either way, so the smaller of the two directions counts. Genuine reads on every photo set fit within 0.5 module (most
 /// within 0.25); the Code 11 misreads, rotated, blurred and resized, miss by 0.7 to 0.9 on every
 /// line. A reading fails when two lines at least are judged and every one misses by 0.6 or more.
 package enum BarPattern {
@@ -95,9 +96,16 @@ package enum BarPattern {
         return found[first...last].map(\.at)
     }
 
+    /// How far, in modules, the measured edges are from where the reading puts them: the better
+    /// of a fit that follows the code piece by piece (a curved label) and one of the whole code
+    /// seen at an angle.
+    static func misfit(_ measured: [Double], _ expected: [Double]) -> Double {
+        min(localMisfit(measured, expected), perspectiveMisfit(measured, expected))
+    }
+
     /// Root mean square, in modules, of each edge's residual from the line fitted to the 17 edges
     /// around it: position = start + width x module + spread x (-1 into a bar, +1 out of it).
-    static func misfit(_ measured: [Double], _ expected: [Double]) -> Double {
+    static func localMisfit(_ measured: [Double], _ expected: [Double]) -> Double {
         let count = measured.count, window = min(17, count)
         var sum = 0.0
         for i in 0..<count {
@@ -119,14 +127,60 @@ package enum BarPattern {
         return (sum / Double(count)).squareRoot()
     }
 
-    /// The solution of the 3 x 3 system `a x = b` (Cramer's rule); nil when it is singular.
-    static func solve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
-        func det(_ m: [[Double]]) -> Double {
-            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-                + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    /// Root mean square, in modules, of the residuals from one perspective map of the whole code:
+    /// position = (a + b u) / (1 + c u) + spread x (-1 into a bar, +1 out of it), u the module
+    /// position scaled to -1...1, fitted linearly (position x (1 + c u) = a + b u + ...) and each
+    /// residual measured in the module width where the edge is.
+    static func perspectiveMisfit(_ measured: [Double], _ expected: [Double]) -> Double {
+        let count = measured.count
+        guard count >= 8, let first = expected.first, let last = expected.last, last > first else { return .infinity }
+        let mid = (first + last) / 2, half = (last - first) / 2
+        let centre = measured.reduce(0, +) / Double(count)
+        var a = [[Double]](repeating: [0, 0, 0, 0], count: 4), b = [0.0, 0.0, 0.0, 0.0]
+        for j in 0..<count {
+            let u = (expected[j] - mid) / half, y = measured[j] - centre
+            let x = [1, u, -u * y, j % 2 == 0 ? -1 : 1]
+            for r in 0..<4 {
+                for c in 0..<4 { a[r][c] += x[r] * x[c] }
+                b[r] += x[r] * y
+            }
         }
-        let d = det(a)
-        guard abs(d) > 1e-12 else { return nil }
-        return (0..<3).map { c in det((0..<3).map { r in (0..<3).map { $0 == c ? b[r] : a[r][$0] } }) / d }
+        // |c| under 0.9: the map stays one-to-one over the code.
+        guard let p = solve(a, b), abs(p[2]) < 0.9 else { return .infinity }
+        var sum = 0.0
+        for j in 0..<count {
+            let u = (expected[j] - mid) / half, d = 1 + p[2] * u
+            let predicted = (p[0] + p[1] * u) / d + p[3] * (j % 2 == 0 ? -1 : 1)
+            let width = abs(p[1] - p[0] * p[2]) / (d * d) / half
+            guard width > 1e-9 else { return .infinity }
+            let residual = (measured[j] - centre - predicted) / width
+            sum += residual * residual
+        }
+        return (sum / Double(count)).squareRoot()
+    }
+
+    /// The solution of the square system `a x = b` (Gaussian elimination, partial pivoting); nil
+    /// when it is singular.
+    static func solve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
+        var m = a, v = b
+        let n = v.count
+        for c in 0..<n {
+            let pivot = (c..<n).max { abs(m[$0][c]) < abs(m[$1][c]) }!
+            guard abs(m[pivot][c]) > 1e-12 else { return nil }
+            m.swapAt(c, pivot)
+            v.swapAt(c, pivot)
+            for r in (c + 1)..<n {
+                let f = m[r][c] / m[c][c]
+                for k in c..<n { m[r][k] -= f * m[c][k] }
+                v[r] -= f * v[c]
+            }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for r in stride(from: n - 1, through: 0, by: -1) {
+            var t = v[r]
+            for k in (r + 1)..<n { t -= m[r][k] * x[k] }
+            x[r] = t / m[r][r]
+        }
+        return x
     }
 }

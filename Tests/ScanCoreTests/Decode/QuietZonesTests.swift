@@ -44,6 +44,15 @@ final class QuietZonesTests: XCTestCase {
         }
     }
 
+    /// An EAN-5 add-on 7 modules past the code (the least the spec allows), on a keystoned label:
+    /// when the add-on is not read with it, the main code still passes.
+    func testAnAddOnIsNotBarsPastTheCode() throws {
+        let picture = try image("ean13-addon-keystone.png")
+        var code = try ean13(in: picture)
+        code.addon = nil
+        XCTAssertTrue(QuietZones.pass(code, in: picture))
+    }
+
     /// Other symbologies are not judged.
     func testOtherSymbologiesPass() throws {
         let picture = try image("ean13-rotated.png")
