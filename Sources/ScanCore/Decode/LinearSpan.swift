@@ -47,8 +47,10 @@ struct LinearSpan {
         module = (t1 - t0) / modules
     }
 
-    /// The line across the code at fraction `f` of its extent (0.5: the middle).
-    func line(_ f: Double) -> Double { s0 + (s1 - s0) * f }
+    /// The line along the code at fraction `f` of its extent across (0.5: the middle). A reading
+    /// from one row (zxing-cpp's points of a code read on one line) counts as 24 modules tall, so
+    /// that its lines are not all the same line.
+    func line(_ f: Double) -> Double { (s0 + s1) / 2 + (f - 0.5) * max(s1 - s0, 24 * module) }
 
     /// The bilinear sample at `t` along the code on the line at `s`; nil outside the image.
     func at(_ t: Double, _ s: Double) -> Double? {

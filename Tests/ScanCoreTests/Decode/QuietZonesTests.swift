@@ -53,6 +53,25 @@ final class QuietZonesTests: XCTestCase {
         XCTAssertTrue(QuietZones.pass(code, in: picture))
     }
 
+    /// A reading from one row (zxing-cpp's points of a code read on one line) is judged on three
+    /// lines apart, as a reading of many rows: a mark right past the code at that row's height
+    /// (a printed "||", 4 modules on) is on one line only, not bars.
+    func testAOneRowReadingIsJudgedOnLinesApart() throws {
+        var picture = try image("ean13-dark-box.png")
+        let code = try ean13(in: picture)
+        let p = code.points
+        let midY = (p[0].y + p[3].y) / 2
+        let module = Double(p[1].x - p[0].x) / 95
+        let x = p[1].x + Int(4 * module)
+        for dx in [0, 1, 4, 5] { for y in (midY - 4)...(midY + 4) { picture.pixels[y * picture.width + x + dx] = 0 } }
+        var oneRow = code
+        oneRow.points = [Point(x: p[0].x, y: midY), Point(x: p[1].x, y: midY)]
+        XCTAssertTrue(QuietZones.pass(oneRow, in: picture))
+        // The same mark on every row is bars.
+        for dx in [0, 1, 4, 5] { for y in p[0].y...p[3].y { picture.pixels[y * picture.width + x + dx] = 0 } }
+        XCTAssertFalse(QuietZones.pass(oneRow, in: picture))
+    }
+
     /// Other symbologies are not judged.
     func testOtherSymbologiesPass() throws {
         let picture = try image("ean13-rotated.png")
