@@ -15,12 +15,13 @@ import Synchronization
 /// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
 ///    or only EAN/UPC codes.
 /// 3. ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum.
-/// 4. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read, skipping the
-///    regions of codes already read.
-/// 5. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
+/// 4. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
 ///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the
-///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out.
-/// A video frame gets 1, 2 and 5, in the fallback order: the next frame has another chance.
+///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out. Then the
+///    readings that disagree at one place are settled (``Symbol/resolvingEANConflicts(_:)``).
+/// 5. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read, skipping the
+///    regions of codes already read; its readings are judged as in 4.
+/// A video frame gets 1, 2 and 4, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
 /// then its own (every image at full size, zbar and zxing-cpp's thorough settings on every image,
@@ -195,7 +196,15 @@ package final class DecodePlan {
                     }
                 }
             }
-            symbols = Symbol.resolvingEANConflicts(symbols)
+            // Precision first: an EAN/UPC reading with bars right past its ends is part of something
+            // longer, and one whose digits do not make the bars in the image is another code. Before
+            // the conflicts are settled and the gray-level reader's turn is decided: a reading left
+            // out here neither takes a true one with it nor keeps the gray-level reader away.
+            func judged(_ read: [Symbol]) -> [Symbol] {
+                guard let (image, k) = full.map({ ($0, 1) }) ?? small else { return read }
+                return read.filter { QuietZones.pass($0, in: image, k: k) && BarPattern.fits($0, in: image, k: k) }
+            }
+            symbols = Symbol.resolvingEANConflicts(judged(symbols))
             // Blurred product codes the binarizing readers lost: the gray-level reader, where no
             // EAN/UPC code was read.
             // When the image was read small only, its small copy says first whether any region
@@ -206,15 +215,10 @@ package final class DecodePlan {
                clock.allows("the gray-level reader", &info) {
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
                 if let image = full {
-                    symbols = Symbol.merged(symbols + image.decode(inside: region) { part in
+                    symbols = Symbol.merged(symbols + judged(image.decode(inside: region) { part in
                         gray.decode(part, skipping: region == nil ? readBoxes : [], deadline: clock.deadline ?? .distantFuture)
-                    })
+                    }))
                 }
-            }
-            // Precision first: an EAN/UPC reading with bars right past its ends is part of something
-            // longer, and one whose digits do not make the bars in the image is another code.
-            if let (image, k) = full.map({ ($0, 1) }) ?? small {
-                symbols = symbols.filter { QuietZones.pass($0, in: image, k: k) && BarPattern.fits($0, in: image, k: k) }
             }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)

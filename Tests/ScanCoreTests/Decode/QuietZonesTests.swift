@@ -96,5 +96,16 @@ final class QuietZonesTests: XCTestCase {
             let frame = DecodePlan(list: list, stillOrder: .together).decode(.file(.data(data, name: "ean13-rotated.png")), arrival: .now())
             XCTAssertEqual(try frame.outcome.get().map { "\($0.symbology.rawValue) \($0.text)" }, expected)
         }
+        // Both read by one decoder at one place: they disagree, and settled as they are both would
+        // go. The UPC-E is left out first, and the EAN-13 stands.
+        var one = code, half = upceOnTheLeftHalf(of: code)
+        one.decoder = "zxing"
+        half.decoder = "zxing"
+        XCTAssertEqual(Symbol.resolvingEANConflicts([one, half]), [], "settled before the check, both go")
+        let both = [one, half]
+        var list = DecoderList()
+        list.addWorker { Fixed(both) }
+        let frame = DecodePlan(list: list, stillOrder: .together).decode(.file(.data(data, name: "ean13-rotated.png")), arrival: .now())
+        XCTAssertEqual(try frame.outcome.get().map { "\($0.symbology.rawValue) \($0.text)" }, ["ean13 8005235212442"])
     }
 }
