@@ -214,6 +214,10 @@ final class HandlerAuthorTests: XCTestCase {
                 expect(found[1].symbology).to_equal("bars")
                 local r = scan.simulate { symbology = "bars", text = found[1].text }
                 expect(r.payload.type).to_equal("bars")
+                expect(r.payload.bars).to_equal(found[1].fields.bars)
+                -- A simulated event's own fields win over what decode_file kept for the same bytes.
+                local own = scan.simulate { symbology = "bars", text = found[1].text, fields = { bars = 99 } }
+                expect(own.payload.bars).to_equal(99)
               end)
               it("shows its scan lines", function()
                 local lines = scan.scan_lines("\(image)", { directions = "rows", step = 8 })

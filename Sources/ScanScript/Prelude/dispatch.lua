@@ -161,8 +161,9 @@ local want_summaries = false
 local function dispatch(fields, ev)
   errors, actions, action_rules, emitted, emitted_rules = nil, nil, nil, nil, nil
   local text, symbology = fields.text, fields.symbology
-  -- A Lua decoder's value may carry fields for its parser (scan.decoder: `fields = {...}`).
-  if core.decoder_fields_kept then
+  -- A Lua decoder's value may carry fields for its parser (scan.decoder: `fields = {...}`);
+  -- scan.simulate's own `fields` win over what an earlier scan.decode_file kept.
+  if core.decoder_fields_kept and rawget(fields, "fields") == nil then
     local carried = core.decoder_fields_for(symbology, fields.bytes)
     if carried then rawset(fields, "fields", core.freeze(carried)) end
   end
