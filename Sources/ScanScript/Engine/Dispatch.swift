@@ -25,7 +25,7 @@ extension ScriptEngine {
             records.reset()
             pushCore("dispatch_batch")
             do {
-                try lua.withoutMemoryLimit { () throws(ScriptError) in lua.pushEvents(batch) }
+                try lua.withoutMemoryLimit { () throws(ScriptError) in lua.pushEvents(batch, reusing: true) }
                 lua.push(.int(batch.count))
                 try lua.call(nargs: 2, nresults: 0, handlerAt: 1)
                 results += readRecords(batch.count)

@@ -40,13 +40,24 @@ extension LuaState {
     /// Pushes the flat list of events' values the prelude's `dispatch_batch` reads, one run of
     /// ``eventSlots`` per event. Lua builds the event tables itself from it, with table
     /// constructors: cheaper than building them through the C API. Stack: +1.
-    func pushEvents(_ events: ArraySlice<ScanEvent>) {
+    /// `reusing`: fill the list kept from the last batch (the dispatcher's batches: a new list
+    /// each time is 53 KB for the collector to free) instead of a new one (scan.simulate, which
+    /// a handler may call while a batch's list is being read).
+    func pushEvents(_ events: ArraySlice<ScanEvent>, reusing: Bool = false) {
         // Events are read in place (a copy of a ScanEvent retains each of its strings and arrays).
-        events.withUnsafeBufferPointer { pushEvents(in: $0) }
+        events.withUnsafeBufferPointer { pushEvents(in: $0, reusing: reusing) }
     }
 
-    private func pushEvents(in events: UnsafeBufferPointer<ScanEvent>) {
-        lua_createtable(L, Int32(events.count * eventSlots), 0)
+    private func pushEvents(in events: UnsafeBufferPointer<ScanEvent>, reusing: Bool) {
+        if reusing {
+            if eventListRef == 0 {
+                lua_createtable(L, Int32(events.count * eventSlots), 0)
+                eventListRef = luaL_ref(L, scanlua_LUA_REGISTRYINDEX)
+            }
+            lua_rawgeti(L, scanlua_LUA_REGISTRYINDEX, lua_Integer(eventListRef))
+        } else {
+            lua_createtable(L, Int32(events.count * eventSlots), 0)
+        }
         let list = lua_gettop(L)
         var k: lua_Integer = 1
         var keys: Int32 = 0

@@ -68,6 +68,8 @@ final class LuaState {
     private var functions: [SwiftFunction] = []
     /// Registry reference of the interned event keys (see LuaEvent.swift); 0 until first use.
     var eventKeysRef: Int32 = 0
+    /// The list `pushEvents(_:reusing:)` fills, kept from batch to batch.
+    var eventListRef: Int32 = 0
 
     /// - Parameters: memoryLimit in bytes (0 = none), instructionLimit per armed call (0 = none).
     init(memoryLimit: Int, instructionLimit: Int) {
