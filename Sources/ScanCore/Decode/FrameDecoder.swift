@@ -9,6 +9,10 @@ package protocol FrameDecoder: AnyObject {
 
 /// The decoders of a session, in the order they run on each frame.
 package struct DecoderList {
+    /// The built-in decoders (`--decoders`), in the order a reading several of them agree on names
+    /// them in its `decoder` field (`zbar+zxing`).
+    package static let names = ["zbar", "zxing", "gray"]
+
     /// Decoders made once per worker thread and run there, frames in parallel (a zbar scanner is
     /// not thread-safe, so each worker owns one).
     package private(set) var workerFactories: [@Sendable () -> FrameDecoder] = []

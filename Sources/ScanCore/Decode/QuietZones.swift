@@ -7,7 +7,8 @@ import Foundation
 /// modules of blank.
 ///
 /// Only a reading whose middle line holds its symbology's bars (30, 22, 17; one more or less) is
-/// judged: zbar's points on a rotated code may stop at the centre guard.
+/// judged: zbar's points on a rotated code may stop at the centre guard. One that holds more than
+/// 3 bars more fails: it is part of something with more bars.
 ///
 /// How: the code's axis, ends and module as ``LinearSpan`` finds them. On three lines along the
 /// axis through the reading, the strip from 1.5 to 7 modules (plus the pass's rounding) beyond each end is
@@ -28,7 +29,11 @@ package enum QuietZones {
         let margin = k > 1 ? 1.0 : 0.0
         // Only a reading whose span holds its symbology's bars is judged: zbar's points on a
         // rotated code may stop at the centre guard, and the ends would then lie inside the code.
-        guard let held = span.barCount(s: span.line(0.5)), abs(held - wanted) <= 1 else { return true }
+        guard let held = span.barCount(s: span.line(0.5)) else { return true }
+        // More bars inside its span than the code has: it was read from part of something with more
+        // bars (zxing-cpp's thorough passes read a Japan Post code as an EAN-13).
+        if held > wanted + 3 { return false }
+        guard abs(held - wanted) <= 1 else { return true }
         var swung = 0, barred = 0, judged = 0
         for f in [0.35, 0.5, 0.65] {
             let s = span.line(f)

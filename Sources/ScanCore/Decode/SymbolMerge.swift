@@ -132,8 +132,10 @@ extension Symbol {
         m.mirrored = m.mirrored ?? other.mirrored
         m.sequence = m.sequence ?? other.sequence
         m.joinedParts = m.joinedParts ?? other.joinedParts
+        // Every decoder that read it, in one order (a name outside the list is kept too, last).
         let names = Set((m.decoder + "+" + other.decoder).split(separator: "+").map(String.init))
-        m.decoder = ["zbar", "zxing", "lua"].filter(names.contains).joined(separator: "+")
+        let order = DecoderList.names + ["lua"]
+        m.decoder = (order.filter(names.contains) + names.subtracting(order).sorted()).joined(separator: "+")
         return m
     }
 }

@@ -34,7 +34,7 @@ package struct SessionSettings {
     package var luaDecoders: Set<String>?
 
     /// The built-in decoders `--decoders` knows.
-    package static let decoderNames = ["zbar", "zxing", "gray"]
+    package static let decoderNames = DecoderList.names
 
     package init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
                 symbologies: Set<Symbology> = Symbology.defaultSet, maxPixels: Int = ImageLoader.defaultMaxPixels,
