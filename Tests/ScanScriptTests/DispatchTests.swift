@@ -69,6 +69,19 @@ final class DispatchTests: XCTestCase {
         XCTAssertEqual(e.process([]).count, 0)
     }
 
+    /// The dispatcher's batches fill one kept list: a small batch after a full one gets its own
+    /// events only, and the list keeps nothing of the full one past the small one's slots.
+    func testASmallBatchAfterAFullOneGetsItsOwnEvents() throws {
+        let e = try engine("""
+            local scan = require "scan"
+            scan.parser { name = "echo", parse = function(ev) return { text = ev.text } end }
+            """)
+        XCTAssertEqual(e.process((0..<ScriptEngine.batchSize).map { event("full-\($0)") }).count, ScriptEngine.batchSize)
+        let results = e.process([event("small-0"), event("small-1")])
+        XCTAssertEqual(results.map(\.payload.serialized), [#"{"type":"echo","text":"small-0"}"#, #"{"type":"echo","text":"small-1"}"#])
+        XCTAssertEqual(e.lua.eventListFilled, 2 * Int64(eventSlots))
+    }
+
     func testAHandlerErrorInTheThirdEventOfABatchCostsOnlyThatEvent() throws {
         let e = try engine("""
             local scan = require "scan"

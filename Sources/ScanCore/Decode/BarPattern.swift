@@ -11,18 +11,20 @@ import Foundation
 /// holds exactly the reading's edges (60 for an EAN-13): blur that merges bars leaves it unjudged.
 /// The edges' positions are fitted by least squares to where the reading puts them: start +
 /// module width x module position, plus an ink spread that moves edges into a bar or out of it
-/// alike (print gain, blur); piece by piece (each edge with the 17 around it: a curved label), and
-/// as one perspective map of the whole code (a label seen at an angle). The residuals in modules,
-/// as a root mean square over the edges, of the better fit are the line's misfit; the code may run
-/// either way, so the smaller of the two directions counts. Genuine reads on every photo set fit within 0.5 module (most
-/// within 0.25); the Code 11 misreads, rotated, blurred and resized, miss by 0.7 to 0.9 on every
-/// line. A reading fails when two lines at least are judged and every one misses by 0.6 or more.
+/// alike (print gain, blur); piece by piece (each edge among the 11 around it: a curved label, a
+/// can), and as one perspective map of the whole code (a label seen at an angle). The residuals in
+/// modules, as a root mean square over the edges, of the better fit are the line's misfit; the
+/// code may run either way, so the smaller of the two directions counts. A reading fails when two
+/// lines at least are judged and every one misses by 0.4 module or more. Measured on 235 genuine
+/// readings judged (the photo sets, zxing-cpp's EAN/UPC samples, and EAN-13/UPC-A/EAN-8/UPC-E
+/// rotated, keystoned, wrapped round cans up to their edge, blurred, JPEG): at most 0.25; on 33
+/// Code 11 misreads: 0.52 to 0.65. (With 17 edges a piece, cans near their edge missed by 0.68.)
 package enum BarPattern {
     /// Whether `symbol` (points in full-image pixels) may stand, judged on `image`, which is the
     /// full image reduced by `k`. Codes this does not judge pass.
     package static func fits(_ symbol: Symbol, in image: GrayImage, k: Int = 1) -> Bool {
         guard let misfits = misfits(symbol, in: image, k: k) else { return true }
-        return misfits.count < 2 || misfits.contains { $0 < 0.6 }
+        return misfits.count < 2 || misfits.contains { $0 < 0.4 }
     }
 
     /// The misfit (modules, root mean square) of each line judged; nil when the reading is not
@@ -103,10 +105,10 @@ package enum BarPattern {
         min(localMisfit(measured, expected), perspectiveMisfit(measured, expected))
     }
 
-    /// Root mean square, in modules, of each edge's residual from the line fitted to the 17 edges
+    /// Root mean square, in modules, of each edge's residual from the line fitted to the 11 edges
     /// around it: position = start + width x module + spread x (-1 into a bar, +1 out of it).
     static func localMisfit(_ measured: [Double], _ expected: [Double]) -> Double {
-        let count = measured.count, window = min(17, count)
+        let count = measured.count, window = min(11, count)
         var sum = 0.0
         for i in 0..<count {
             let from = max(0, min(i - window / 2, count - window))

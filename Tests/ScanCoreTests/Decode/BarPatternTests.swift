@@ -15,7 +15,7 @@ final class BarPatternTests: XCTestCase {
 
     /// The Code 11 (`zint -b 1 -d 123-45`, rotated 5 degrees, blurred, at 70%) and two
     /// more: zxing-cpp reads each as an EAN-13 or a UPC-A with 30 bars where an EAN-13 has them,
-    /// but their edges miss the reading's by 0.7 module or more on every line.
+    /// but their edges miss the reading's by 0.5 module or more on every line.
     func testCode11ReadAsAProductCodeDoesNotFit() throws {
         for (name, misread) in [("code11-rotated.png", "ean13 3927182115070"), ("code11-314159-blurred.png", "ean13 8981511008070"),
                                 ("code11-314159-small.png", "upca 858988124429")] {
@@ -28,7 +28,7 @@ final class BarPatternTests: XCTestCase {
             XCTAssertTrue(QuietZones.pass(read, in: picture), "\(name): the quiet zones alone do not catch it")
             let misfits = try XCTUnwrap(BarPattern.misfits(read, in: picture), name)
             XCTAssertEqual(misfits.count, 3, "\(name): every line holds the reading's edges")
-            XCTAssertTrue(misfits.allSatisfy { $0 >= 0.7 }, "\(name): \(misfits)")
+            XCTAssertTrue(misfits.allSatisfy { $0 >= 0.5 }, "\(name): \(misfits)")
             XCTAssertFalse(BarPattern.fits(read, in: picture), name)
         }
     }
@@ -51,14 +51,25 @@ final class BarPatternTests: XCTestCase {
     }
 
     /// A keystoned code (one side 3.4 times the other's height): its module width changes along
-    /// it, by too much for the piece-by-piece fit (0.59 module, nearly left out); the perspective
-    /// fit of the whole code holds within 0.1.
+    /// it; the perspective fit of the whole code holds within 0.1 module.
     func testAKeystonedCodeFits() throws {
         let picture = try image("Linear/quiet/ean13-keystone.png")
         let read = try XCTUnwrap(zxing(picture).first { $0.text == "8005235212442" })
         let misfits = try XCTUnwrap(BarPattern.misfits(read, in: picture))
         XCTAssertEqual(misfits.count, 3)
         XCTAssertTrue(misfits.allSatisfy { $0 < 0.1 }, "\(misfits)")
+        XCTAssertTrue(BarPattern.fits(read, in: picture))
+    }
+
+    /// A code wrapped round a can up to 10 degrees short of its edge: its module width shrinks fast
+    /// there, and the fit over 11 edges at a time follows it (over 17 it missed by 0.68 module and
+    /// the code was left out, though zxing-cpp reads it).
+    func testACodeRoundACanFits() throws {
+        let picture = try image("Linear/quiet/ean13-can-edge.png")
+        let read = try XCTUnwrap(zxing(picture).first { $0.text == "5901234123457" })
+        let misfits = try XCTUnwrap(BarPattern.misfits(read, in: picture))
+        XCTAssertGreaterThanOrEqual(misfits.count, 2)
+        XCTAssertTrue(misfits.allSatisfy { $0 < 0.3 }, "\(misfits)")
         XCTAssertTrue(BarPattern.fits(read, in: picture))
     }
 

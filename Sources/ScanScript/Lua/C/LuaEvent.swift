@@ -112,6 +112,13 @@ extension LuaState {
             lua_rawseti(L, list, k + 12)
             k += lua_Integer(eventSlots)
         }
+        if reusing {
+            // A smaller batch than the last leaves no values of the last behind: they would stay
+            // alive, and count against the memory limit, while this batch's handlers run.
+            var stale = k
+            while stale <= eventListFilled { lua_pushnil(L); lua_rawseti(L, list, stale); stale += 1 }
+            eventListFilled = k - 1
+        }
         lua_settop(L, list)
     }
 

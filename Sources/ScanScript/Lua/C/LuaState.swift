@@ -70,6 +70,8 @@ final class LuaState {
     var eventKeysRef: Int32 = 0
     /// The list `pushEvents(_:reusing:)` fills, kept from batch to batch.
     var eventListRef: Int32 = 0
+    /// How many of its slots the last batch filled.
+    var eventListFilled: lua_Integer = 0
 
     /// - Parameters: memoryLimit in bytes (0 = none), instructionLimit per armed call (0 = none).
     init(memoryLimit: Int, instructionLimit: Int) {
