@@ -38,14 +38,14 @@ package enum BarPattern {
             expected.append(Double(m))
             previous = v
         }
-        let total = Double(pattern.count)
+        // The same edges read from the other end (the code may run either way).
+        let total = Double(pattern.count), reversed = expected.reversed().map { total - $0 }
         var misfits: [Double] = []
         for f in [0.35, 0.5, 0.65] {
             let s = span.line(f), step = 0.25, start = span.t0 - span.module
             guard let values = span.profile(from: start, to: span.t1 + span.module, step: step, s: s),
                   let found = edges(values), found.count == expected.count else { continue }
             let measured = found.map { start + step * $0 }
-            let reversed = expected.reversed().map { total - $0 }
             misfits.append(min(misfit(measured, expected), misfit(measured, reversed)))
         }
         return misfits

@@ -11,8 +11,8 @@ import Foundation
 /// 3 bars more fails: it is part of something with more bars.
 ///
 /// How: the code's axis, ends and module as ``LinearSpan`` finds them. On three lines along the
-/// axis through the reading, the strip from 1.5 to 7 modules (plus the pass's rounding) beyond each end is
-/// sampled for swings between the code's own dark and light levels. A reading fails when every
+/// axis through the reading, the strip from 1.5 to 7 modules (plus the pass's rounding) beyond
+/// each end is sampled for swings between the code's own dark and light levels. A reading fails when every
 /// line judged (two at least) swings at least twice past an end and one of them three times: a
 /// dark background (one swing) or one border line (two) is not bars, nor are the digits printed
 /// beside a code that one line may cross. Lines that leave the image or have too little

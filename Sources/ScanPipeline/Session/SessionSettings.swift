@@ -33,13 +33,10 @@ package struct SessionSettings {
     /// The Lua decoders that run (a `--symbologies` list naming some; nil: every one).
     package var luaDecoders: Set<String>?
 
-    /// The built-in decoders `--decoders` knows.
-    package static let decoderNames = DecoderList.names
-
     package init(filter: SessionFilter = SessionFilter(policy: .all), region: Region? = nil,
                 symbologies: Set<Symbology> = Symbology.defaultSet, maxPixels: Int = ImageLoader.defaultMaxPixels,
                 limits: StreamLimits = StreamLimits(), beep: Bool = false, dryRun: Bool = false,
-                decoders: Set<String> = Set(SessionSettings.decoderNames), effort: Effort = .balanced) {
+                decoders: Set<String> = Set(DecoderList.names), effort: Effort = .balanced) {
         self.filter = filter
         self.region = region
         self.symbologies = symbologies
@@ -69,8 +66,8 @@ package struct SessionSettings {
         s.dryRun = o[.dryRun] ?? false
         if let list = o[.decoders] {
             let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-            for n in names where !decoderNames.contains(n) {
-                throw OptionError("unknown decoder '\(n)' in --decoders; known: \(decoderNames.joined(separator: ","))")
+            for n in names where !DecoderList.names.contains(n) {
+                throw OptionError("unknown decoder '\(n)' in --decoders; known: \(DecoderList.names.joined(separator: ","))")
             }
             guard !names.isEmpty else { throw OptionError("--decoders needs zbar, zxing or both") }
             s.decoders = Set(names)
