@@ -106,11 +106,12 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(qr["symbology"] as? String, "qrcode")
         XCTAssertEqual(qr["text"] as? String, "https://example.com/scanlua")
         XCTAssertEqual(qr["symbology_id"] as? String, "]Q1")
-        XCTAssertEqual(qr["decoder"] as? String, "zxing", "balanced: zbar only where zxing-cpp found nothing or only EAN/UPC")
+        XCTAssertEqual(qr["decoder"] as? String, "zxing", "balanced: zbar only where zxing-cpp found nothing or only EAN/UPC and Code 128")
         XCTAssertEqual(try only("qrcode.png", ["--effort", "fast"])["decoder"] as? String, "zxing", "fast: zbar only where zxing-cpp found nothing")
         XCTAssertEqual(try only("qrcode.png", ["--effort", "thorough"])["decoder"] as? String, "zbar+zxing")
         XCTAssertEqual(try only("ean8.png")["decoder"] as? String, "zbar+zxing", "an EAN is read by both")
         XCTAssertEqual(try only("ean8.png", ["--effort", "fast"])["decoder"] as? String, "zxing")
+        XCTAssertEqual(try only("code128.png")["decoder"] as? String, "zbar+zxing", "a Code 128 is read by both")
         XCTAssertEqual(qr["ec_level"] as? String, "L")
         XCTAssertEqual(qr["version"] as? String, "2")
         XCTAssertEqual(qr["inverted"] as? Bool ?? false, false)
@@ -123,6 +124,24 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(try only("zxing/microqr.png")["version"] as? String, "M2")
         XCTAssertEqual(try only("zxing/rmqr.png")["version"] as? String, "R11x43")
         XCTAssertEqual(try only("zxing/aztec.png")["symbology_id"] as? String, "]z0")
+    }
+
+    /// A label of several Code 128 codes: zbar reads ones zxing-cpp passed over (balanced runs
+    /// it where zxing-cpp found only Code 128 and EAN/UPC codes). Real photos from the shared
+    /// corpus (Dynamsoft challenging), when it is here.
+    func testZbarReadsTheCode128CodesZXingPassedOver() throws {
+        let dir = CLI.packageRoot.appendingPathComponent("../shared/corpus/photos/dynamsoft_challenging/images").standardizedFileURL
+        let one = dir.appendingPathComponent("single-symbology-multiple-barcodes-1.jpg"), six = dir.appendingPathComponent("single-symbology-multiple-barcodes-6.jpg")
+        guard FileManager.default.fileExists(atPath: one.path), FileManager.default.fileExists(atPath: six.path) else {
+            throw XCTSkip("no shared corpus beside the repository")
+        }
+        let r = try scan([one.path, six.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let code128 = r.records.filter { $0["symbology"] as? String == "code128" }
+        XCTAssertEqual(Set(code128.compactMap { $0["text"] as? String }), ["ME301T-1A066A", "2241", "6RA70826FV620Z+X01", "1", "37547-KB"])
+        for text in ["2241", "37547-KB"] {
+            XCTAssertEqual(code128.first { $0["text"] as? String == text }?["decoder"] as? String, "zbar", text)
+        }
     }
 
     // MARK: - ECI

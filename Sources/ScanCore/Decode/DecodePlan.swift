@@ -13,7 +13,7 @@ import Synchronization
 ///    there (under 96 pixels): otherwise the full-size pass runs too, so a small code found does
 ///    not end the search for the others.
 /// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
-///    or only EAN/UPC codes.
+///    or only codes of ``DecoderList/recheck`` (EAN/UPC and Code 128).
 /// 3. ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum.
 /// 4. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
 ///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the

@@ -27,7 +27,8 @@ package struct DecoderList {
     /// one lua_State); they need the frame kept until then.
     package private(set) var sessionDecoders: [FrameDecoder] = []
     /// Symbologies whose readings alone send an image file to the fallback decoders too (the
-    /// `recheck` order): zbar reads EAN/UPC codes zxing-cpp misreads.
+    /// `recheck` order): zbar reads EAN/UPC codes zxing-cpp misreads, and Code 128 codes beside
+    /// the ones zxing-cpp read.
     package var recheck: Set<String> = []
     /// The retry passes for still images (one instance per worker), when zxing-cpp is on.
     package var retries: (@Sendable () -> StillRetries)?

@@ -89,7 +89,8 @@ package final class ScanSession {
         if zxing && effort != .fast { list.retries = { StillRetries(symbologies: symbologies, effort: effort) } }
         if settings.decoders.contains("zbar") && symbologies.contains(where: { $0.entry?.zbarType != nil }) {
             // zbar runs where zxing-cpp found nothing (zxing-cpp reads more, and faster); on image
-            // files also where it found only EAN/UPC codes, which zbar misreads less often
+            // files also where it found only EAN/UPC codes, which zbar misreads less often, or Code
+            // 128 codes (a label of several: zbar reads ones zxing-cpp passed over)
             // (`fast`: not then; `thorough`: both on every frame and file).
             // After the scale pyramid's small pass, zbar runs again at full size only in `thorough`;
             // its inverted retry too (zxing-cpp tries inverted codes itself, unless `fast`).
@@ -101,7 +102,7 @@ package final class ScanSession {
         // Image files where no EAN/UPC code was read get the gray-level reader (not with `fast`).
         let gray = GrayLinear(symbologies: symbologies)
         if settings.decoders.contains("gray") && effort != .fast && gray.readsSomething { list.grayLinear = gray }
-        list.recheck = Symbology.eanUPC.union(Symbology.addOns)
+        list.recheck = Symbology.eanUPC.union(Symbology.addOns).union(["code128"])
         return list
     }
 
