@@ -11,7 +11,8 @@ import Synchronization
 ///    coefficients at 1/2, 1/4 or 1/8). The small pass's reading is kept as the answer only when
 ///    it found codes that are neither too fine there (QR modules under 2.5 pixels) nor small
 ///    there (under 96 pixels): otherwise the full-size pass runs too, so a small code found does
-///    not end the search for the others.
+///    not end the search for the others. An image file reduced by 4 or more that goes on to full
+///    size is read at 1/2 too (not `fast`).
 /// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
 ///    or only codes of ``DecoderList/recheck`` (EAN/UPC and Code 128).
 /// 3. ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum.
@@ -171,6 +172,14 @@ package final class DecodePlan {
                     // Nothing found small, or codes so fine there that smaller ones may have been missed.
                     if !trustSmall {
                         symbols = Symbol.merged(fullSize(image, info: &info, order: order, afterSmallPass: small != nil, clock: clock) + symbols)
+                        // The level between, for an image file (not `fast`): a code's modules
+                        // binarize well at some scales only, and 1/4 and full size (with
+                        // zxing-cpp's own 1/3) leave a gap at 1/2.
+                        if still, order != .fallback, let small, small.k >= 4, image.width * image.height <= Self.tiledAbove,
+                           clock.allows("the half-size pass", &info) {
+                            let half = run(on: image.reduced(by: 2), info: info, order: order, afterSmallPass: true)
+                            symbols = Symbol.merged(symbols + half.map { $0.scaled(by: 2) })
+                        }
                     }
                 }
             }

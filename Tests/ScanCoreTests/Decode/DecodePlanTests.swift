@@ -40,7 +40,25 @@ final class DecodePlanTests: XCTestCase {
         let frame = plan([big, small]).decode(file(), arrival: .now())
         let texts = try frame.outcome.get().map(\.text).sorted()
         XCTAssertEqual(texts, ["big", "small"])
-        XCTAssertEqual(big.widths, [750, 3000], "the small pass (1/4), then full size")
+        XCTAssertEqual(big.widths, [750, 3000, 1500], "the small pass (1/4), full size, then 1/2")
+    }
+
+    /// A code that binarizes well only between the small pass and full size is read at 1/2, with
+    /// its points in full-size pixels; `fast` (the fallback order) skips that level.
+    func testTheHalfSizeLevelReadsWhatNeitherOtherDoes() throws {
+        final class HalfOnly: FrameDecoder, @unchecked Sendable {
+            func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+                guard image.width == 1500 else { return [] }
+                return [Symbol(symbology: Symbology(rawValue: "datamatrix"), bytes: Array("half".utf8),
+                               points: [Point(x: 100, y: 100), Point(x: 130, y: 100), Point(x: 130, y: 130), Point(x: 100, y: 130)])]
+            }
+        }
+        var list = DecoderList()
+        list.addWorker { HalfOnly() }
+        let symbols = try DecodePlan(list: list, stillOrder: .recheck).decode(file(), arrival: .now()).outcome.get()
+        XCTAssertEqual(symbols.map(\.text), ["half"])
+        XCTAssertEqual(symbols.first?.bbox, Box(x: 201, y: 201, width: 61, height: 61), "each pixel at 1/2 stands for the centre of its 2x2 block")
+        XCTAssertEqual(try DecodePlan(list: list, stillOrder: .fallback).decode(file(), arrival: .now()).outcome.get().count, 0)
     }
 
     /// A code that fills much of the image, found small, is the answer: no full-size pass.
