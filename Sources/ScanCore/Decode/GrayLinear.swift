@@ -7,7 +7,8 @@ import Foundation
 ///    one orientation (the structure tensor's coherence) are joined into components; each gives a
 ///    code's centre, its scan direction (across the bars) and its extent.
 /// 2. **Scan lines**: 15 lines along the scan direction, spread over the component's height,
-///    each a gray-level profile averaged over 3 pixels across.
+///    each a gray-level profile averaged over 3 pixels across; the first six read spread over
+///    the whole height, and when they show nothing like a code the rest are skipped.
 /// 3. **Templates**: each line is resampled onto the code's module grid (4 samples a module) for a
 ///    grid of start positions and module widths; every digit slot is compared (normalised
 ///    correlation, shifted up to half a module) with each digit's ideal pattern blurred as a
@@ -18,8 +19,9 @@ import Foundation
 /// 5. **Precision** (a retry's reading costs a wrong product in someone's inventory): a line's
 ///    reading counts only when every digit matches well, the guards match well, the best digit of
 ///    every slot already makes the valid code and both quiet zones are light; the code is
-///    reported when at least 3 lines (and a quarter of those that read anything) agree, and no
-///    other code had even half its votes.
+///    reported when at least 3 lines agree (or 2 that both match strongly, with no other code
+///    read by any line), at least a quarter of the lines that framed a code framed this one, and
+///    no other code had even half its votes.
 ///
 /// After Gallo & Manduchi, "Reading 1D barcodes with mobile phones using deformable templates"
 /// (TPAMI 2011), with a blurred-template comparison as in Chen et al. (TIP 2014); see
@@ -159,14 +161,22 @@ package struct GrayLinear: Sendable {
     // MARK: One candidate
 
     static let lines = 15
+    /// The lines in the order they are read: the first six spread over the whole height (the
+    /// early stop looks at them), then the rest.
+    static let lineOrder = [7, 2, 12, 4, 10, 0, 14, 5, 9, 1, 13, 3, 11, 6, 8]
+    /// A line matching this well (mean and weakest digit) is strong: two such lines agreeing are
+    /// enough where no other code was read confidently.
+    static let strongScore = 0.87, strongMinimum = 0.65
 
     /// The code in one candidate region, if enough scan lines agree on it.
     func read(_ c: Candidate, in image: GrayImage) -> Symbol? {
         let margin = c.halfLength * 0.35 + 12
         let half = c.halfLength + margin
-        var votes: [String: (count: Int, ends: [(Double, Double, Double)])] = [:]
+        var votes: [String: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
+        // Lines that framed each code, confident or not.
+        var support: [String: Int] = [:]
         var readLines = 0, plausibleLines = 0
-        for li in 0..<Self.lines {
+        for (done, li) in Self.lineOrder.enumerated() {
             let t = (Double(li) + 0.5) / Double(Self.lines) * 1.6 - 0.8  // the middle 80% of the height
             let ox = c.cx - c.dy * t * c.halfHeight, oy = c.cy + c.dx * t * c.halfHeight
             let x0 = ox - c.dx * half, y0 = oy - c.dy * half
@@ -182,21 +192,26 @@ package struct GrayLinear: Sendable {
                 if best?.confident == true { break }
             }
             guard let best else { continue }
-            readLines += 1
+            // Lines that framed a code (it fills the region, quiet zones light) and read another
+            // one count against it; a line whose ends fell elsewhere says nothing.
+            if best.framed { readLines += 1; support[best.code, default: 0] += 1 }
             if best.confident {
-                var v = votes[best.code] ?? (0, [])
+                var v = votes[best.code] ?? (0, [], 0)
                 v.count += 1
                 v.ends.append((t, best.start, best.end))
+                if best.score >= Self.strongScore && best.minimum >= Self.strongMinimum { v.strong += 1 }
                 votes[best.code] = v
             }
             if best.plausible { plausibleLines += 1 }
-            // Enough: a clear winner, or nothing confident nor nearly so on the first lines.
+            // Enough: a clear winner, or on the first lines nothing confident, nearly so, or read twice.
             let counts = votes.values.map(\.count).sorted(by: >)
             if let top = counts.first, top >= 5, counts.count < 2 || counts[1] <= 1 { break }
-            if li >= 5 && votes.isEmpty && plausibleLines == 0 { break }
+            if done >= 5 && votes.isEmpty && plausibleLines == 0 && (support.values.max() ?? 0) < 2 { break }
         }
         let ranked = votes.sorted { $0.value.count > $1.value.count || ($0.value.count == $1.value.count && $0.key < $1.key) }
-        guard let top = ranked.first, top.value.count >= 3, top.value.count * 4 >= readLines else { return nil }
+        guard let top = ranked.first, support[top.key, default: 0] * 4 >= readLines else { return nil }
+        // 3 confident lines, or 2 that match strongly with no confident rival.
+        guard top.value.count >= 3 || top.value.count == 2 && top.value.strong == 2 && ranked.count == 1 else { return nil }
         if ranked.count > 1, ranked[1].value.count * 2 >= top.value.count { return nil }
         // The code's outline: the ends of the outermost agreeing lines.
         let ends = top.value.ends.sorted { $0.0 < $1.0 }
@@ -254,10 +269,14 @@ package struct GrayLinear: Sendable {
 
     struct LineRead {
         var code: String
-        var score: Double
+        /// The mean and the weakest of the chosen digits' matches.
+        var score: Double, minimum: Double
         var confident: Bool
         /// Everything but the digits' agreement with the valid code holds: more lines may read it.
         var plausible: Bool
+        /// The code found fills the region and its quiet zones are light: a line that framed
+        /// another code speaks against this one.
+        var framed: Bool
         /// Where the code starts and ends on the line (samples).
         var start: Double, end: Double
     }
@@ -433,7 +452,7 @@ package struct GrayLinear: Sendable {
         let plausible = total / n > 0.82 + strict && minimum > 0.55 + 2 * strict && guardScore > 0.65 + 3 * strict && quiet && fills
         let confident = plausible && unconstrained - total < 1e-6
         let count = Double(p.count)
-        return LineRead(code: digits, score: total / n, confident: confident, plausible: plausible,
+        return LineRead(code: digits, score: total / n, minimum: minimum, confident: confident, plausible: plausible, framed: fills && quiet,
                         start: coarse.reversed ? count - 1 - end : fit.start, end: coarse.reversed ? count - 1 - fit.start : end)
     }
 
