@@ -61,7 +61,7 @@ final class DecodingCommandTests: XCTestCase {
             // ITF-14 1540014128876 + check digit 3.
             ("itf14.png", "i25", "15400141288763", "zbar+zxing"),
         ]
-        // balanced: zbar only where zxing-cpp found nothing or only EAN/UPC codes (none here);
+        // balanced: zbar only where zxing-cpp found nothing or only EAN/UPC and Code 128 codes (none here);
         // thorough: both on every image, their readings of one code merged (`decoder` above).
         for effort in ["balanced", "thorough"] {
             let r = try scan(expected.map { CLI.fixture("zxing/" + $0.file) }, ["--effort", effort])
@@ -402,7 +402,7 @@ final class DecodingCommandTests: XCTestCase {
             let rec = try only("qrcode.png", ["--effort", effort])
             XCTAssertEqual(rec["text"] as? String, "https://example.com/scanlua", effort)
             XCTAssertEqual(rec["symbology_id"] as? String, "]Q1", effort)
-            // zbar reads a QR image file with thorough only (else where zxing-cpp found nothing, or only EAN/UPC).
+            // zbar reads a QR image file with thorough only (else where zxing-cpp found nothing, or only EAN/UPC and Code 128).
             XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" ? "zbar+zxing" : "zxing", effort)
         }
         XCTAssertEqual(try only("zxing/datamatrix.png", ["--effort", "fast"])["text"] as? String, "scanlua DataMatrix 12345")

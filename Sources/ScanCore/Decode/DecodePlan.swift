@@ -315,7 +315,21 @@ package final class DecodePlan {
         let symbols = runTogether(main, on: image, info: info, region: region)
         let recheck = order == .recheck && !symbols.isEmpty && symbols.allSatisfy { list.recheck.contains($0.symbology.rawValue) }
         guard symbols.isEmpty || recheck, main.count < used.count else { return symbols }
-        return Symbol.merged(symbols + runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info, region: region))
+        var more = runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info, region: region)
+        if recheck {
+            // A second opinion on the codes read and more of their kinds: the fallback decoders'
+            // readings of other symbologies, and other text where a code was read (zbar took a
+            // rotated Code 128 for ITF, or read one with two characters wrong), are left out.
+            // EAN/UPC readings stay: a disagreement there is settled with both in view
+            // (``Symbol/resolvingEANConflicts(_:)``).
+            more = more.filter { s in
+                let kind = s.symbology.rawValue
+                guard list.recheck.contains(kind) else { return false }
+                return Symbology.eanUPC.contains(kind) || Symbology.addOns.contains(kind)
+                    || !symbols.contains { $0.overlaps(s) && $0.bytes != s.bytes }
+            }
+        }
+        return Symbol.merged(symbols + more)
     }
 
     private func runTogether(_ decoders: [FrameDecoder], on image: GrayImage, info: FrameInfo, region: Region?) -> [Symbol] {

@@ -138,6 +138,24 @@ final class EANConflictTests: XCTestCase {
         func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { symbols }
     }
 
+    /// balanced's recheck (zxing-cpp read only Code 128 here, so zbar runs too) keeps zbar's
+    /// Code 128 codes elsewhere and its agreeing reading, and leaves out its other text at the
+    /// place of a code read (two characters wrong) and its readings of other symbologies (a
+    /// rotated Code 128 taken for ITF).
+    func testARecheckAddsOnlyMoreCodesOfTheKindsRead() throws {
+        let read = symbol("code128", "MRLP6-SRX-7Hb7", decoder: "zxing", at: 0)
+        let zbar = [symbol("code128", "MRLP6#SRX-7H?7", decoder: "zbar", at: 20), symbol("code128", "MRLP6-SRX-7Hb7", decoder: "zbar", at: 5),
+                    symbol("itf", "112569", decoder: "zbar", at: 600), symbol("code128", "2241", decoder: "zbar", at: 1000)]
+        var list = DecoderList()
+        list.addWorker { FixedDecoder([read]) }
+        list.addWorker(fallback: true) { FixedDecoder(zbar) }
+        list.recheck = ["code128"]
+        let pgm = Data("P5 64 64 255\n".utf8) + Data([UInt8](repeating: 255, count: 64 * 64))
+        let frame = DecodePlan(list: list, stillOrder: .recheck).decode(.file(.data(pgm, name: "label.pgm")), arrival: .now())
+        let symbols = try frame.outcome.get()
+        XCTAssertEqual(symbols.map { "\($0.text) \($0.decoder)" }.sorted(), ["2241 zbar", "MRLP6-SRX-7Hb7 zbar+zxing"])
+    }
+
     /// thorough reads at least what balanced reads: balanced's plan (the list's baseline) runs
     /// first, its codes stay, and a thorough EAN/UPC reading that disagrees with one of its at the
     /// same place is left out (balanced's stands); thorough's other codes are added.

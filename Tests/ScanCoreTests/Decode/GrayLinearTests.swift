@@ -30,6 +30,13 @@ final class GrayLinearTests: XCTestCase {
         }
     }
 
+    /// An EAN-13 whose scan lines fit another valid code strongly in its digits but not in its
+    /// guards is not read as that code (it was, from two strong lines, before the guards counted).
+    func testLinesThatMissTheGuardsDoNotMakeAnotherCode() throws {
+        let read = texts(gray.decode(try linear("blurred/ean13-guards-misfit.png")))
+        XCTAssertTrue(read.isEmpty || read == ["ean13 4331815019281"], "\(read)")
+    }
+
     /// The negative set: other linear symbologies, shelf stripes, noise, and a code blurred past
     /// reading: no EAN/UPC comes out of the gray-level reader.
     func testTheNegativeSetGivesNoProductCode() throws {
