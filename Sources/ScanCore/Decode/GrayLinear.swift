@@ -177,7 +177,7 @@ package struct GrayLinear: Sendable {
         var votes: [String: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
         // Lines that framed each code, confident or not.
         var support: [String: Int] = [:]
-        var readLines = 0, plausibleLines = 0
+        var plausibleLines = 0
         for (done, li) in Self.lineOrder.enumerated() {
             let t = (Double(li) + 0.5) / Double(Self.lines) * 1.6 - 0.8  // the middle 80% of the height
             let ox = c.cx - c.dy * t * c.halfHeight, oy = c.cy + c.dx * t * c.halfHeight
@@ -196,7 +196,7 @@ package struct GrayLinear: Sendable {
             guard let best else { continue }
             // Lines that framed a code (it fills the region, quiet zones light) and read another
             // one count against it; a line whose ends fell elsewhere says nothing.
-            if best.framed { readLines += 1; support[best.code, default: 0] += 1 }
+            if best.framed { support[best.code, default: 0] += 1 }
             if best.confident {
                 var v = votes[best.code] ?? (0, [], 0)
                 v.count += 1
@@ -211,7 +211,7 @@ package struct GrayLinear: Sendable {
             if done >= 5 && votes.isEmpty && plausibleLines == 0 && (support.values.max() ?? 0) < 2 { break }
         }
         let ranked = votes.sorted { $0.value.count > $1.value.count || ($0.value.count == $1.value.count && $0.key < $1.key) }
-        guard let top = ranked.first, support[top.key, default: 0] * 4 >= readLines else { return nil }
+        guard let top = ranked.first, support[top.key, default: 0] * 4 >= support.values.reduce(0, +) else { return nil }
         // 3 confident lines, or 2 that match strongly with no confident rival.
         guard top.value.count >= 3 || top.value.count == 2 && top.value.strong == 2 && ranked.count == 1 else { return nil }
         if ranked.count > 1, ranked[1].value.count * 2 >= top.value.count { return nil }
