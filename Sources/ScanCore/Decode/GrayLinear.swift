@@ -518,25 +518,70 @@ package struct GrayLinear: Sendable {
         return out
     }
 
-    /// Best correlation of each candidate of each slot: [slot][set * 10 + digit] (left slots: L
-    /// and G; right slots: R in 0..<10), each allowed to shift by up to half a module.
-    static func slotScores(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> [[Double]] {
-        layout.slots.map { slot in
-            var best = [Double](repeating: -1, count: slot.left ? 20 : 10)
-            for shift in -shifts...shifts {
-                let win = normalised(window(p, start: start, w: w, from: Double(slot.start) + Double(shift) / Double(perModule), count: 7))
-                let sets = slot.left ? [0, 1] : [2]
-                for (si, set) in sets.enumerated() {
-                    for d in 0..<10 {
-                        let t = templates[sigma][set][d]
-                        var dot = 0.0
-                        for i in 0..<t.count { dot += t[i] * win[i] }
-                        let k = si * 10 + d
-                        if dot > best[k] { best[k] = dot }
+    /// The digit templates of each blur, sample by sample: [sigma][(set * 28 + i) * 12 + digit]
+    /// (digits 10 and 11 are zero padding), so that one vector load holds sample i of 4 digits.
+    static let interleavedTemplates: [[Double]] = templates.map { bySet in
+        var out = [Double](repeating: 0, count: 3 * 7 * perModule * 12)
+        for (set, digits) in bySet.enumerated() {
+            for (d, t) in digits.enumerated() { for i in t.indices { out[(set * 7 * perModule + i) * 12 + d] = t[i] } }
+        }
+        return out
+    }
+
+    /// The sum over the slots of each slot's best correlation (at least -1) with a candidate digit
+    /// (left slots: L and G; right slots: R), each allowed to shift by up to half a module. The
+    /// grid search calls this thousands of times a line: it works in place, in the same order of
+    /// operations as ``window(_:start:w:from:count:)`` and ``normalised(_:)``, and each digit's
+    /// correlation is summed sample by sample in one vector lane (the same results as one at a time).
+    static func slotScoreSum(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> Double {
+        let s = perModule, n = 7 * perModule
+        return interleavedTemplates[sigma].withUnsafeBufferPointer { t in
+            p.withUnsafeBufferPointer { p in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { win in
+                    let base = UnsafeRawPointer(t.baseAddress!)
+                    @inline(__always) func load(_ at: Int) -> SIMD4<Double> {
+                        base.loadUnaligned(fromByteOffset: at * MemoryLayout<Double>.stride, as: SIMD4<Double>.self)
                     }
+                    var sum = 0.0
+                    for slot in layout.slots {
+                        var best = -1.0
+                        for shift in -shifts...shifts {
+                            let from = Double(slot.start) + Double(shift) / Double(perModule)
+                            var total = 0.0
+                            for i in 0..<n {
+                                let x = start + (from + (Double(i) + 0.5) / Double(s)) * w
+                                let ix = Int(x.rounded(.down))
+                                let v: Double
+                                if ix < 0 { v = p[0] } else if ix >= p.count - 1 { v = p[p.count - 1] } else {
+                                    let f = x - Double(ix)
+                                    v = p[ix] * (1 - f) + p[ix + 1] * f
+                                }
+                                win[i] = v
+                                total += v
+                            }
+                            let mean = total / Double(n)
+                            var squares = 0.0
+                            for i in 0..<n { win[i] -= mean; squares += win[i] * win[i] }
+                            let norm = squares.squareRoot()
+                            for i in 0..<n { win[i] = norm > 1e-9 ? win[i] / norm : 0 }
+                            for set in (slot.left ? 0..<2 : 2..<3) {
+                                var a = SIMD4<Double>(), b = SIMD4<Double>(), c = SIMD4<Double>()
+                                for i in 0..<n {
+                                    let at = (set * n + i) * 12, x = SIMD4<Double>(repeating: win[i])
+                                    a += load(at) * x
+                                    b += load(at + 4) * x
+                                    c += load(at + 8) * x
+                                }
+                                for l in 0..<4 where a[l] > best { best = a[l] }
+                                for l in 0..<4 where b[l] > best { best = b[l] }
+                                for l in 0..<2 where c[l] > best { best = c[l] }
+                            }
+                        }
+                        sum += best
+                    }
+                    return sum
                 }
             }
-            return best
         }
     }
 
@@ -586,7 +631,7 @@ package struct GrayLinear: Sendable {
 
     /// The sum of every slot's best candidate and the guards: how well a grid fits.
     static func fitScore(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> Double {
-        slotScores(p, layout: layout, start: start, w: w, sigma: sigma, shifts: shifts).reduce(0) { $0 + ($1.max() ?? 0) }
+        slotScoreSum(p, layout: layout, start: start, w: w, sigma: sigma, shifts: shifts)
             + guardScores(p, layout: layout, start: start, w: w, sigma: sigma) * 2
     }
 
