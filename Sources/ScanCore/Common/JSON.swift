@@ -48,7 +48,7 @@ package enum JSON: Equatable, Sendable {
         switch self {
         case .null: out += "null".utf8
         case .bool(let b): out += (b ? "true" : "false").utf8
-        case .int(let i): out += String(i).utf8
+        case .int(let i): JSON.writeInt(i, to: &out)
         case .double(let d): out += JSON.numberText(d).utf8
         case .string(let s): JSON.writeString(s, to: &out)
         case .raw(let text): out += text
@@ -87,33 +87,60 @@ package enum JSON: Equatable, Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Escapes quotes, backslashes, C0/C1 controls, DEL, U+2028 and U+2029 (line breaks to some readers).
+    /// Runs of bytes that need no escape are copied whole (every record writes several strings).
     package static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var s = s
         s.withUTF8 { bytes in
-            var i = 0
+            var i = 0, run = 0
             let n = bytes.count
+            func flush(_ end: Int) {
+                if end > run { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<end])) }
+            }
             while i < n {
                 let b = bytes[i]
+                // Plain ASCII and UTF-8 bytes other than the lead bytes of C1 controls and U+2028/9.
+                if b >= 0x20 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") && b != 0x7F && b != 0xC2 && b != 0xE2 {
+                    i += 1
+                    continue
+                }
+                var escaped = true
                 switch b {
-                case UInt8(ascii: "\""): out += [0x5C, 0x22]
-                case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
-                case 0x0A: out += [0x5C, UInt8(ascii: "n")]
-                case 0x0D: out += [0x5C, UInt8(ascii: "r")]
-                case 0x09: out += [0x5C, UInt8(ascii: "t")]
-                case 0x00..<0x20, 0x7F: escape(UInt32(b), &out)
+                case UInt8(ascii: "\""): flush(i); out += [0x5C, 0x22]
+                case UInt8(ascii: "\\"): flush(i); out += [0x5C, 0x5C]
+                case 0x0A: flush(i); out += [0x5C, UInt8(ascii: "n")]
+                case 0x0D: flush(i); out += [0x5C, UInt8(ascii: "r")]
+                case 0x09: flush(i); out += [0x5C, UInt8(ascii: "t")]
+                case 0x00..<0x20, 0x7F: flush(i); escape(UInt32(b), &out)
                 case 0xC2 where i + 1 < n && bytes[i + 1] >= 0x80 && bytes[i + 1] < 0xA0:
+                    flush(i)
                     escape(UInt32(bytes[i + 1]), &out)  // C1 control U+0080...U+009F
                     i += 1
                 case 0xE2 where i + 2 < n && bytes[i + 1] == 0x80 && (bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9):
+                    flush(i)
                     escape(bytes[i + 2] == 0xA8 ? 0x2028 : 0x2029, &out)
                     i += 2
-                default: out.append(b)
+                default: escaped = false
                 }
                 i += 1
+                if escaped { run = i }
             }
+            flush(n)
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// An integer's decimal digits (what `String(n)` gives), without making a string.
+    package static func writeInt(_ n: Int, to out: inout [UInt8]) {
+        if n < 0 { out.append(UInt8(ascii: "-")) }
+        var v = n.magnitude
+        var div: UInt = 1
+        while v / div >= 10 { div *= 10 }
+        while div > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(v / div))
+            v %= div
+            div /= 10
+        }
     }
 
     private static func escape(_ v: UInt32, _ out: inout [UInt8]) {
