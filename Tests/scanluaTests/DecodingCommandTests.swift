@@ -259,6 +259,17 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(try read(["--effort", "fast"]), [], "fast has neither the retries nor the gray-level reader")
     }
 
+    /// zbar keeps a linear reading one scan line decoded: on this dark rotated EAN-13 a stretch
+    /// of bars read as I2/5 `51991112` on one line. Such readings of codes without a check (I2/5,
+    /// Code 39, Codabar) are left out below three lines; the gray-level reader reads the EAN-13.
+    func testAnI2of5ReadOnOneScanLineIsLeftOut() throws {
+        let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/blurred/ean13-dark-rotated.jpg").path
+        XCTAssertEqual(try scan([path], []).records.map { "\($0["symbology"] ?? "?") \($0["text"] ?? "?") \($0["decoder"] ?? "?")" },
+                       ["ean13 5615351751751 gray"])
+        let fast = try scan([path], ["--effort", "fast"])
+        XCTAssertEqual(fast.records.count, 0, "fast: zbar alone, and its one-line I2/5 is left out")
+    }
+
     // MARK: - Add-ons
 
     /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).

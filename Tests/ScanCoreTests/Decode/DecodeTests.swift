@@ -35,6 +35,20 @@ final class DecodeTests: XCTestCase {
         }
     }
 
+    /// A zbar reading of a code without a check (I2/5, Code 39, Codabar) stands from 3 scan lines
+    /// (its quality); a code with one stands from one line; a reading of no data never.
+    func testZbarReadingsOfCodesWithoutACheckNeedThreeLines() {
+        func reading(_ symbology: String, _ text: String, lines: Int) -> Symbol {
+            Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8), quality: lines)
+        }
+        XCTAssertFalse(ZBarDecoder.credible(reading("i25", "51991112", lines: 1)))
+        XCTAssertFalse(ZBarDecoder.credible(reading("code39", "9273623", lines: 2)))
+        XCTAssertTrue(ZBarDecoder.credible(reading("i25", "00123456", lines: 3)))
+        XCTAssertTrue(ZBarDecoder.credible(reading("codabar", "A40156B", lines: 24)))
+        XCTAssertTrue(ZBarDecoder.credible(reading("code128", "0100000582753541", lines: 1)))
+        XCTAssertFalse(ZBarDecoder.credible(reading("code128", "", lines: 1)))
+    }
+
     func testAddOnsAreSymbolsAndAttachedToTheirEAN() throws {
         let two = try Fixture.symbols("ean2.png")
         XCTAssertEqual(two.map(\.symbology.rawValue).sorted(), ["ean13", "ean2"])
