@@ -149,6 +149,29 @@ extension Symbol {
     package func disagrees(with other: Symbol) -> Bool {
         func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
         return isProductCode && other.isProductCode && digits(self) != digits(other) && !points.isEmpty && !other.points.isEmpty
-            && overlaps(other)
+            && (overlaps(other) || onSameBars(other))
+    }
+
+    /// Two readings across the same bars: a linear code read on two scan lines far apart (a
+    /// noisy low-contrast EAN-13 read right on one row and with two digits wrong 74 pixels
+    /// lower) has two thin boxes that do not overlap. Along the code they cover the same
+    /// stretch (each at least 80% of the shorter); across it they lie less than half the
+    /// code's length apart. A code's bars are about 0.7 of its length high, and the next code
+    /// of a stack lies past its printed digits and its own half height: at least 0.8 away.
+    /// Codes at an angle (boxes neither twice as wide as high nor the reverse) are left to ``overlaps(_:)``.
+    func onSameBars(_ other: Symbol) -> Bool {
+        let a = bbox, b = other.bbox
+        func along(_ a0: Int, _ a1: Int, _ b0: Int, _ b1: Int) -> Bool {
+            min(a1, b1) - max(a0, b0) >= Int(0.8 * Double(min(a1 - a0, b1 - b0)))
+        }
+        if a.width >= 2 * a.height && b.width >= 2 * b.height {
+            let apart = abs((2 * a.y + a.height) - (2 * b.y + b.height)) / 2
+            return along(a.x, a.x + a.width, b.x, b.x + b.width) && 2 * apart < max(a.width, b.width)
+        }
+        if a.height >= 2 * a.width && b.height >= 2 * b.width {
+            let apart = abs((2 * a.x + a.width) - (2 * b.x + b.width)) / 2
+            return along(a.y, a.y + a.height, b.y, b.y + b.height) && 2 * apart < max(a.height, b.height)
+        }
+        return false
     }
 }

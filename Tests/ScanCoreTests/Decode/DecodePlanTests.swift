@@ -123,6 +123,28 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(Symbol.resolvingEANConflicts([zbar, zxing]), [])
     }
 
+    /// One code read on two scan lines far apart: thin boxes that do not overlap but cover the same
+    /// stretch of bars (a noisy low-contrast EAN-13: 5376397103217 right, 9376325103117 74 pixels
+    /// lower). Both go. A second code of a stack, 0.9 of a code length lower, is another code.
+    func testTwoReadingsAcrossTheSameBarsDisagree() {
+        func line(_ text: String, x: Int, y: Int, width: Int = 390) -> Symbol {
+            var s = Symbol(symbology: Symbology(rawValue: "ean13"), bytes: Array(text.utf8),
+                           points: [Point(x: x, y: y), Point(x: x + width, y: y), Point(x: x + width, y: y + 20), Point(x: x, y: y + 20)])
+            s.decoder = "zxing"
+            return s
+        }
+        let right = line("5376397103217", x: 90, y: 112), wrong = line("9376325103117", x: 102, y: 186)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([right, wrong]), [])
+        let below = line("4006381333931", x: 90, y: 112 + 351)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([right, below]).map(\.text), ["5376397103217", "4006381333931"])
+        // Upright codes the same way round.
+        let up = Symbol(symbology: Symbology(rawValue: "ean13"), bytes: Array("5376397103217".utf8),
+                        points: [Point(x: 100, y: 50), Point(x: 120, y: 50), Point(x: 120, y: 440), Point(x: 100, y: 440)])
+        let upWrong = Symbol(symbology: Symbology(rawValue: "ean13"), bytes: Array("9376325103117".utf8),
+                             points: [Point(x: 170, y: 60), Point(x: 190, y: 60), Point(x: 190, y: 445), Point(x: 170, y: 445)])
+        XCTAssertEqual(Symbol.resolvingEANConflicts([up, upWrong]), [])
+    }
+
     func testAgreeingOrDistantCodesStay() {
         let upca = symbol("upca", "036000291452", decoder: "zbar", at: 0)
         let ean = symbol("ean13", "0036000291452", decoder: "zxing", at: 0)
