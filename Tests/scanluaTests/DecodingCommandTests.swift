@@ -270,6 +270,19 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(fast.records.count, 0, "fast: zbar alone, and its one-line I2/5 is left out")
     }
 
+    /// zbar reads the left half of this blurred EAN-13 as UPC-E `04176589` (the quiet-zone check
+    /// cannot count bars this blurred). A UPC-E or EAN-8 only zbar read does not keep the
+    /// gray-level reader away from its place; the EAN-13 it reads there wins (a short code inside a
+    /// long one is part of it). fast has no gray-level reader: zbar's reading stands there.
+    func testAUPCEReadFromPartOfABlurredEAN13GivesWayToTheEAN13() throws {
+        let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/blurred/ean13-upce-inside.jpg").path
+        func read(_ arguments: [String]) throws -> [String] {
+            try scan([path], arguments).records.map { "\($0["symbology"] ?? "?") \($0["text"] ?? "?") \($0["decoder"] ?? "?")" }
+        }
+        XCTAssertEqual(try read([]), ["ean13 2315658760427 gray"])
+        XCTAssertEqual(try read(["--effort", "fast"]), ["upce 04176589 zbar"])
+    }
+
     // MARK: - Add-ons
 
     /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).

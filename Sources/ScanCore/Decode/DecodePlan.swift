@@ -20,8 +20,9 @@ import Synchronization
 ///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the
 ///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out. Then the
 ///    readings that disagree at one place are settled (``Symbol/resolvingEANConflicts(_:)``).
-/// 5. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read, skipping the
-///    regions of codes already read; its readings are judged as in 4. Where 1 and 2 read nothing
+/// 5. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read (a UPC-E or
+///    EAN-8 only zbar read does not count), skipping the regions of codes already read; its
+///    readings are judged as in 4. Where 1 and 2 read nothing
 ///    at all, balanced runs it before 3: once it reads a code, the retries look only for a dark
 ///    frame or a failed QR code, not for every format in four enhanced copies.
 /// A video frame gets 1, 2 and 4, in the fallback order: the next frame has another chance.
@@ -198,10 +199,14 @@ package final class DecodePlan {
             // When the image was read small only, its small copy says first whether any region
             // looks like a linear code not read yet (a QR photo then costs no full-size decode).
             var grayRan = false
+            // A UPC-E or EAN-8 only zbar read may be part of a longer code that blur kept the
+            // quiet-zone check from judging: the gray-level reader reads its place too (a longer
+            // code it reads there wins, see resolvingEANConflicts).
+            func unconfirmedShort(_ s: Symbol) -> Bool { s.decoder == "zbar" && ["upce", "ean8"].contains(s.symbology.rawValue) }
             func grayRead() throws(ImageError) {
                 grayRan = true
-                let readBoxes = symbols.map(\.bbox)
-                guard still, let gray = list.grayLinear, !symbols.contains(where: { Symbology.eanUPC.contains($0.symbology.rawValue) }),
+                let readBoxes = symbols.filter { !unconfirmedShort($0) }.map(\.bbox)
+                guard still, let gray = list.grayLinear, !symbols.contains(where: { $0.isProductCode && !unconfirmedShort($0) }),
                       full != nil || small.map({ gray.hasCandidates(in: $0.image, scale: $0.k, skipping: readBoxes) }) ?? true,
                       clock.allows("the gray-level reader", &info) else { return }
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }
@@ -239,7 +244,10 @@ package final class DecodePlan {
                 }
             }
             symbols = Symbol.resolvingEANConflicts(judged(symbols))
-            if !grayRan { try grayRead() }
+            if !grayRan {
+                try grayRead()
+                if symbols.contains(where: unconfirmedShort) { symbols = Symbol.resolvingEANConflicts(symbols) }
+            }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
         }

@@ -24,6 +24,9 @@ extension Symbol {
             for j in symbols.indices where j > i && symbols[j].isProductCode {
                 let a = symbols[i], b = symbols[j]
                 guard a.disagrees(with: b) else { continue }
+                // A short code (UPC-E, EAN-8) inside a long one is read from part of it.
+                if a.isShortProductCode(inside: b) { drop.insert(i); continue }
+                if b.isShortProductCode(inside: a) { drop.insert(j); continue }
                 let aTwo = a.decoder.contains("+"), bTwo = b.decoder.contains("+")
                 if aTwo != bTwo { drop.insert(aTwo ? j : i) } else { drop.formUnion([i, j]) }
             }
@@ -150,6 +153,16 @@ extension Symbol {
         func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
         return isProductCode && other.isProductCode && digits(self) != digits(other) && !points.isEmpty && !other.points.isEmpty
             && (overlaps(other) || onSameBars(other))
+    }
+
+    /// A UPC-E or EAN-8 reading whose centre lies inside an EAN-13, UPC-A or ISBN-13 reading's box:
+    /// it was read from part of the longer code's bars (zbar's UPC-E `04176589` on the left half of a
+    /// blurred EAN-13 that QuietZones could not judge, zxing-cpp's EAN-8 inside Arte-Lab Foto(794)'s EAN-13).
+    func isShortProductCode(inside long: Symbol) -> Bool {
+        guard ["upce", "ean8"].contains(symbology.rawValue), ["ean13", "upca", "isbn13"].contains(long.symbology.rawValue),
+              !points.isEmpty, !long.points.isEmpty else { return false }
+        let b = long.bbox, cx2 = 2 * bbox.x + bbox.width, cy2 = 2 * bbox.y + bbox.height
+        return 2 * b.x <= cx2 && cx2 <= 2 * (b.x + b.width) && 2 * b.y <= cy2 && cy2 <= 2 * (b.y + b.height)
     }
 
     /// Two readings across the same bars: a linear code read on two scan lines far apart (a

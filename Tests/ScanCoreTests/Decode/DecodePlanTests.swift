@@ -123,6 +123,19 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(Symbol.resolvingEANConflicts([zbar, zxing]), [])
     }
 
+    /// A UPC-E or EAN-8 inside an EAN-13 or UPC-A disagreeing with it was read from part of it:
+    /// it goes, whatever read either (zxing/ upca-2/38.png: zbar's UPC-E 02212166 on zxing-cpp's
+    /// UPC-A 012546619592 took both away). Beside it, it is another code.
+    func testAShortCodeInsideALongOneGoes() {
+        let upca = symbol("upca", "012546619592", decoder: "zxing", at: 0)
+        let upce = symbol("upce", "02212166", decoder: "zbar", at: 60)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([upce, upca]).map(\.text), ["012546619592"])
+        let ean8 = symbol("ean8", "10052358", decoder: "zbar+zxing", at: 40)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([upca, ean8]).map(\.text), ["012546619592"])
+        let beside = symbol("upce", "02212166", decoder: "zbar", at: 170)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([upca, beside]), [], "overlapping, centre outside: both go as before")
+    }
+
     /// One code read on two scan lines far apart: thin boxes that do not overlap but cover the same
     /// stretch of bars (a noisy low-contrast EAN-13: 5376397103217 right, 9376325103117 74 pixels
     /// lower). Both go. A second code of a stack, 0.9 of a code length lower, is another code.
