@@ -22,9 +22,7 @@ import Synchronization
 ///    readings that disagree at one place are settled (``Symbol/resolvingEANConflicts(_:)``).
 /// 5. The gray-level EAN/UPC reader (``GrayLinear``) where no EAN/UPC code was read (a UPC-E or
 ///    EAN-8 only zbar read does not count), skipping the regions of codes already read; its
-///    readings are judged as in 4. Where 1 and 2 read nothing
-///    at all, balanced runs it before 3: once it reads a code, the retries look only for a dark
-///    frame or a failed QR code, not for every format in four enhanced copies.
+///    readings are judged as in 4, and conflicts settled again.
 /// A video frame gets 1, 2 and 4, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
@@ -186,41 +184,6 @@ package final class DecodePlan {
                     }
                 }
             }
-            // Precision first: an EAN/UPC reading with bars right past its ends is part of something
-            // longer, and one whose digits do not make the bars in the image is another code. Before
-            // the conflicts are settled and the gray-level reader's turn is decided: a reading left
-            // out here neither takes a true one with it nor keeps the gray-level reader away.
-            func judged(_ read: [Symbol]) -> [Symbol] {
-                guard let (image, k) = full.map({ ($0, 1) }) ?? small else { return read }
-                return read.filter { QuietZones.pass($0, in: image, k: k) && BarPattern.fits($0, in: image, k: k) }
-            }
-            // Blurred product codes the binarizing readers lost: the gray-level reader, where no
-            // EAN/UPC code was read, skipping the regions of codes already read.
-            // When the image was read small only, its small copy says first whether any region
-            // looks like a linear code not read yet (a QR photo then costs no full-size decode).
-            var grayRan = false
-            // A UPC-E or EAN-8 only zbar read may be part of a longer code that blur kept the
-            // quiet-zone check from judging: the gray-level reader reads its place too (a longer
-            // code it reads there wins, see resolvingEANConflicts).
-            func unconfirmedShort(_ s: Symbol) -> Bool { s.decoder == "zbar" && ["upce", "ean8"].contains(s.symbology.rawValue) }
-            func grayRead() throws(ImageError) {
-                grayRan = true
-                let readBoxes = symbols.filter { !unconfirmedShort($0) }.map(\.bbox)
-                guard still, let gray = list.grayLinear, !symbols.contains(where: { $0.isProductCode && !unconfirmedShort($0) }),
-                      full != nil || small.map({ gray.hasCandidates(in: $0.image, scale: $0.k, skipping: readBoxes) }) ?? true,
-                      clock.allows("the gray-level reader", &info) else { return }
-                if full == nil, let data { full = try loader.decode(data, name: info.source) }
-                if let image = full {
-                    symbols = Symbol.merged(symbols + judged(image.decode(inside: region) { part in
-                        gray.decode(part, skipping: region == nil ? readBoxes : [], deadline: clock.deadline ?? .distantFuture)
-                    }))
-                }
-            }
-            // Where the passes read nothing, the gray-level reader goes before the retries (balanced):
-            // a blurred product code is what a photo that reads as nothing most often holds, and once
-            // it is read the retries look only for what is still open (a dark frame, a QR code that
-            // failed), not for any code in four enhanced copies of the whole image.
-            if still, symbols.isEmpty, let retries, !retries.everyPass { try grayRead() }
             // A still image gets one more chance where something is left open (a dark photo,
             // nothing read, a QR code found but not decoded): see StillRetries.
             // Not above 16 MP: the retries read the whole image in one call each (the tiles are
@@ -243,10 +206,33 @@ package final class DecodePlan {
                     }
                 }
             }
+            // Precision first: an EAN/UPC reading with bars right past its ends is part of something
+            // longer, and one whose digits do not make the bars in the image is another code. Before
+            // the conflicts are settled and the gray-level reader's turn is decided: a reading left
+            // out here neither takes a true one with it nor keeps the gray-level reader away.
+            func judged(_ read: [Symbol]) -> [Symbol] {
+                guard let (image, k) = full.map({ ($0, 1) }) ?? small else { return read }
+                return read.filter { QuietZones.pass($0, in: image, k: k) && BarPattern.fits($0, in: image, k: k) }
+            }
             symbols = Symbol.resolvingEANConflicts(judged(symbols))
-            if !grayRan {
-                try grayRead()
-                if symbols.contains(where: unconfirmedShort) { symbols = Symbol.resolvingEANConflicts(symbols) }
+            // Blurred product codes the binarizing readers lost: the gray-level reader, where no
+            // EAN/UPC code was read, skipping the regions of codes already read.
+            // When the image was read small only, its small copy says first whether any region
+            // looks like a linear code not read yet (a QR photo then costs no full-size decode).
+            // A UPC-E or EAN-8 only zbar read may be part of a longer code that blur kept the
+            // quiet-zone check from judging: the gray-level reader reads its place too (a longer
+            // code it reads there wins, see resolvingEANConflicts).
+            func unconfirmedShort(_ s: Symbol) -> Bool { s.decoder == "zbar" && ["upce", "ean8"].contains(s.symbology.rawValue) }
+            let readBoxes = symbols.filter { !unconfirmedShort($0) }.map(\.bbox)
+            if still, let gray = list.grayLinear, !symbols.contains(where: { $0.isProductCode && !unconfirmedShort($0) }),
+               full != nil || small.map({ gray.hasCandidates(in: $0.image, scale: $0.k, skipping: readBoxes) }) ?? true,
+               clock.allows("the gray-level reader", &info) {
+                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if let image = full {
+                    symbols = Symbol.resolvingEANConflicts(Symbol.merged(symbols + judged(image.decode(inside: region) { part in
+                        gray.decode(part, skipping: region == nil ? readBoxes : [], deadline: clock.deadline ?? .distantFuture)
+                    })))
+                }
             }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)

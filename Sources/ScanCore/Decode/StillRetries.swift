@@ -19,8 +19,6 @@ package final class StillRetries {
     /// QR only, with failed detections reported (the trigger); nil when QR codes are not wanted.
     private let qr: ZXingDecoder?
     private let thorough: Bool
-    /// Every pass on every still image (`--effort thorough`).
-    package var everyPass: Bool { thorough }
 
     package static let darkBelow = 40
     package static let largePixels = 2_000_000

@@ -23,11 +23,17 @@ extension Symbol {
         for i in symbols.indices where symbols[i].isProductCode {
             for j in symbols.indices where j > i && symbols[j].isProductCode {
                 let a = symbols[i], b = symbols[j]
-                guard a.disagrees(with: b) else { continue }
-                // A short code (UPC-E, EAN-8) inside a long one is read from part of it.
-                if a.isShortProductCode(inside: b) { drop.insert(i); continue }
-                if b.isShortProductCode(inside: a) { drop.insert(j); continue }
                 let aTwo = a.decoder.contains("+"), bTwo = b.decoder.contains("+")
+                guard a.disagrees(with: b) else {
+                    // One code read on two scan lines apart, by one decoder each: both go. (Two
+                    // readings a second decoder confirmed are two codes of a stack.)
+                    if !aTwo, !bTwo, a.isProductCode, b.isProductCode, a.digitsDiffer(from: b), a.onSameBars(b) { drop.formUnion([i, j]) }
+                    continue
+                }
+                // A short code (UPC-E, EAN-8) inside a long one is read from part of it, unless
+                // only it has a second decoder's word.
+                if a.isShortProductCode(inside: b), bTwo || !aTwo { drop.insert(i); continue }
+                if b.isShortProductCode(inside: a), aTwo || !bTwo { drop.insert(j); continue }
                 if aTwo != bTwo { drop.insert(aTwo ? j : i) } else { drop.formUnion([i, j]) }
             }
         }
@@ -45,7 +51,8 @@ extension Symbol {
         guard bytes == other.bytes || (other.eci != nil && bytes == Array(other.text.utf8))
             || (eci != nil && other.bytes == Array(text.utf8)) || isPlainReading(of: other) || other.isPlainReading(of: self)
         else { return false }
-        return points.isEmpty || other.points.isEmpty || overlaps(other)
+        // One product code read on two rows apart is one code too (see onSameBars).
+        return points.isEmpty || other.points.isEmpty || overlaps(other) || (isProductCode && onSameBars(other))
     }
 
     /// zbar reads Code 39 and Code 128 without their extended modes: Code 39's full ASCII pairs
@@ -150,9 +157,13 @@ extension Symbol {
     /// Two EAN/UPC readings of one place with other digits (a UPC-A and the EAN-13 with its
     /// leading 0 agree).
     package func disagrees(with other: Symbol) -> Bool {
+        isProductCode && other.isProductCode && digitsDiffer(from: other) && !points.isEmpty && !other.points.isEmpty && overlaps(other)
+    }
+
+    /// Other digits (a UPC-A and the EAN-13 with its leading 0 have the same).
+    func digitsDiffer(from other: Symbol) -> Bool {
         func digits(_ s: Symbol) -> String { s.text.count == 12 && s.text.allSatisfy(\.isNumber) ? "0" + s.text : s.text }
-        return isProductCode && other.isProductCode && digits(self) != digits(other) && !points.isEmpty && !other.points.isEmpty
-            && (overlaps(other) || onSameBars(other))
+        return digits(self) != digits(other)
     }
 
     /// A UPC-E or EAN-8 reading whose centre lies inside an EAN-13, UPC-A or ISBN-13 reading's box:
@@ -165,25 +176,27 @@ extension Symbol {
         return 2 * b.x <= cx2 && cx2 <= 2 * (b.x + b.width) && 2 * b.y <= cy2 && cy2 <= 2 * (b.y + b.height)
     }
 
-    /// Two readings across the same bars: a linear code read on two scan lines far apart (a
-    /// noisy low-contrast EAN-13 read right on one row and with two digits wrong 74 pixels
-    /// lower) has two thin boxes that do not overlap. Along the code they cover the same
-    /// stretch (each at least 80% of the shorter); across it they lie less than half the
-    /// code's length apart. A code's bars are about 0.7 of its length high, and the next code
-    /// of a stack lies past its printed digits and its own half height: at least 0.8 away.
+    /// Two readings across the same bars: a linear code read on two scan lines apart (a noisy
+    /// low-contrast EAN-13 read right on one row and with two digits wrong 74 pixels, 0.19 of
+    /// its length, lower) has two thin boxes that do not overlap. Along the code they cover the
+    /// same stretch (each at least 80% of the shorter); across it they lie less than 0.3 of the
+    /// code's length apart. Two codes of a stack with short bars can lie 0.43 apart (a review
+    /// helper's two EAN-13s 16 modules apart): those two decoders each confirmed, and such
+    /// readings are never taken for one code (``resolvingEANConflicts(_:)``).
     /// Codes at an angle (boxes neither twice as wide as high nor the reverse) are left to ``overlaps(_:)``.
     func onSameBars(_ other: Symbol) -> Bool {
+        guard !points.isEmpty, !other.points.isEmpty else { return false }
         let a = bbox, b = other.bbox
         func along(_ a0: Int, _ a1: Int, _ b0: Int, _ b1: Int) -> Bool {
             min(a1, b1) - max(a0, b0) >= Int(0.8 * Double(min(a1 - a0, b1 - b0)))
         }
         if a.width >= 2 * a.height && b.width >= 2 * b.height {
             let apart = abs((2 * a.y + a.height) - (2 * b.y + b.height)) / 2
-            return along(a.x, a.x + a.width, b.x, b.x + b.width) && 2 * apart < max(a.width, b.width)
+            return along(a.x, a.x + a.width, b.x, b.x + b.width) && 10 * apart < 3 * max(a.width, b.width)
         }
         if a.height >= 2 * a.width && b.height >= 2 * b.width {
             let apart = abs((2 * a.x + a.width) - (2 * b.x + b.width)) / 2
-            return along(a.y, a.y + a.height, b.y, b.y + b.height) && 2 * apart < max(a.height, b.height)
+            return along(a.y, a.y + a.height, b.y, b.y + b.height) && 10 * apart < 3 * max(a.height, b.height)
         }
         return false
     }

@@ -48,7 +48,6 @@ package struct ScanRecord: Sendable {
             out.append(contentsOf: first ? UnsafeBufferPointer(rebasing: text.dropFirst()) : text)
         }
         func int(_ n: Int) { JSON.writeInt(n, to: &out) }
-        out.reserveCapacity(out.count + 256)
         out.append(UInt8(ascii: "{"))
         key(",\"source\":", first: true); JSON.writeString(info.source, to: &out)
         key(",\"frame\":"); int(info.index)

@@ -124,14 +124,17 @@ final class EANConflictTests: XCTestCase {
     }
 
     /// A UPC-E or EAN-8 inside an EAN-13 or UPC-A disagreeing with it was read from part of it:
-    /// it goes, whatever read either (zxing/ upca-2/38.png: zbar's UPC-E 02212166 on zxing-cpp's
-    /// UPC-A 012546619592 took both away). Beside it, it is another code.
+    /// it goes (zxing/ upca-2/38.png: zbar's UPC-E 02212166 on zxing-cpp's UPC-A 012546619592
+    /// took both away), unless only it has a second decoder's word. Beside it, it is another code.
     func testAShortCodeInsideALongOneGoes() {
         let upca = symbol("upca", "012546619592", decoder: "zxing", at: 0)
         let upce = symbol("upce", "02212166", decoder: "zbar", at: 60)
         XCTAssertEqual(Symbol.resolvingEANConflicts([upce, upca]).map(\.text), ["012546619592"])
-        let ean8 = symbol("ean8", "10052358", decoder: "zbar+zxing", at: 40)
+        let ean8 = symbol("ean8", "10052358", decoder: "zxing", at: 40)
         XCTAssertEqual(Symbol.resolvingEANConflicts([upca, ean8]).map(\.text), ["012546619592"])
+        // Only the short one has a second decoder's word: it stays, the long one goes.
+        let confirmed = symbol("upce", "02212166", decoder: "zbar+zxing", at: 60)
+        XCTAssertEqual(Symbol.resolvingEANConflicts([confirmed, upca]).map(\.text), ["02212166"])
         let beside = symbol("upce", "02212166", decoder: "zbar", at: 170)
         XCTAssertEqual(Symbol.resolvingEANConflicts([upca, beside]), [], "overlapping, centre outside: both go as before")
     }
@@ -150,6 +153,12 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(Symbol.resolvingEANConflicts([right, wrong]), [])
         let below = line("4006381333931", x: 90, y: 112 + 351)
         XCTAssertEqual(Symbol.resolvingEANConflicts([right, below]).map(\.text), ["5376397103217", "4006381333931"])
+        // Two codes of a stack with short bars, 0.43 of a length apart, each read by both decoders:
+        // two codes (a review helper's pair of EAN-13s 16 modules apart used to lose both).
+        var top = line("5901234123457", x: 16, y: 16, width: 380), under = line("4006381333931", x: 16, y: 180, width: 380)
+        top.decoder = "zbar+zxing"
+        under.decoder = "zbar+zxing"
+        XCTAssertEqual(Symbol.resolvingEANConflicts([top, under]).map(\.text), ["5901234123457", "4006381333931"])
         // Upright codes the same way round.
         let up = Symbol(symbology: Symbology(rawValue: "ean13"), bytes: Array("5376397103217".utf8),
                         points: [Point(x: 100, y: 50), Point(x: 120, y: 50), Point(x: 120, y: 440), Point(x: 100, y: 440)])

@@ -36,7 +36,7 @@ final class DecodeTests: XCTestCase {
     }
 
     /// A zbar reading of a code without a check (I2/5, Code 39, Codabar) stands from 3 scan lines
-    /// (its quality); a code with one stands from one line; a reading of no data never.
+    /// (its quality); a code with one stands from one line; a linear reading of no data never.
     func testZbarReadingsOfCodesWithoutACheckNeedThreeLines() {
         func reading(_ symbology: String, _ text: String, lines: Int) -> Symbol {
             Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8), quality: lines)
@@ -47,6 +47,7 @@ final class DecodeTests: XCTestCase {
         XCTAssertTrue(ZBarDecoder.credible(reading("codabar", "A40156B", lines: 24)))
         XCTAssertTrue(ZBarDecoder.credible(reading("code128", "0100000582753541", lines: 1)))
         XCTAssertFalse(ZBarDecoder.credible(reading("code128", "", lines: 1)))
+        XCTAssertTrue(ZBarDecoder.credible(reading("qrcode", "", lines: 1)), "a QR code may hold nothing")
     }
 
     func testAddOnsAreSymbolsAndAttachedToTheirEAN() throws {

@@ -90,9 +90,9 @@ package final class ZBarDecoder: FrameDecoder {
     /// `000000047763` in one Leitcode; `51991112` in a dark EAN-13; `03280563` beside the
     /// luggage tag's `0328056306`), while genuine ones on the corpus came from 4 lines or more
     /// (I2/5), 24 (Codabar) and 31 (Code 39). A reading with no data at all (a Code 128 of
-    /// start, check and stop only) is never a code.
+    /// start, check and stop only) is not a linear code.
     static func credible(_ symbol: Symbol) -> Bool {
-        guard !symbol.bytes.isEmpty else { return false }
+        guard !symbol.bytes.isEmpty || ["qrcode", "sqcode"].contains(symbol.symbology.rawValue) else { return false }
         return !weakCheck.contains(symbol.symbology.rawValue) || symbol.quality >= 3
     }
 
