@@ -24,16 +24,16 @@ extension Symbol {
             for j in symbols.indices where j > i && symbols[j].isProductCode {
                 let a = symbols[i], b = symbols[j]
                 let aTwo = a.decoder.contains("+"), bTwo = b.decoder.contains("+")
-                guard a.disagrees(with: b) else {
-                    // One code read on two scan lines apart, by one decoder each: both go. (Two
-                    // readings a second decoder confirmed are two codes of a stack.)
-                    if !aTwo, !bTwo, a.isProductCode, b.isProductCode, a.digitsDiffer(from: b), a.onSameBars(b) { drop.formUnion([i, j]) }
-                    continue
-                }
+                let aInB = a.isShortProductCode(inside: b), bInA = b.isShortProductCode(inside: a)
+                // One code read on two scan lines apart counts as one place too, except that two
+                // readings a second decoder confirmed each are two codes of a stack.
+                let oneCode = a.disagrees(with: b) || (!(aTwo && bTwo) && a.isProductCode && b.isProductCode && a.digitsDiffer(from: b)
+                    && (aInB || bInA || a.onSameBars(b)))
+                guard oneCode else { continue }
                 // A short code (UPC-E, EAN-8) inside a long one is read from part of it, unless
                 // only it has a second decoder's word.
-                if a.isShortProductCode(inside: b), bTwo || !aTwo { drop.insert(i); continue }
-                if b.isShortProductCode(inside: a), aTwo || !bTwo { drop.insert(j); continue }
+                if aInB, bTwo || !aTwo { drop.insert(i); continue }
+                if bInA, aTwo || !bTwo { drop.insert(j); continue }
                 if aTwo != bTwo { drop.insert(aTwo ? j : i) } else { drop.formUnion([i, j]) }
             }
         }
@@ -169,10 +169,16 @@ extension Symbol {
     /// A UPC-E or EAN-8 reading whose centre lies inside an EAN-13, UPC-A or ISBN-13 reading's box:
     /// it was read from part of the longer code's bars (zbar's UPC-E `04176589` on the left half of a
     /// blurred EAN-13 that QuietZones could not judge, zxing-cpp's EAN-8 inside Arte-Lab Foto(794)'s EAN-13).
+    /// A long reading outlined by one scan line (a thin box) stands for its bars up to 0.3 of its
+    /// length to either side (see ``onSameBars(_:)``): zbar's UPC-E 04248806 42 pixels above
+    /// zxing-cpp's one-row UPC-A 153 pixels long was read from its right half.
     func isShortProductCode(inside long: Symbol) -> Bool {
         guard ["upce", "ean8"].contains(symbology.rawValue), ["ean13", "upca", "isbn13"].contains(long.symbology.rawValue),
               !points.isEmpty, !long.points.isEmpty else { return false }
-        let b = long.bbox, cx2 = 2 * bbox.x + bbox.width, cy2 = 2 * bbox.y + bbox.height
+        var b = long.bbox
+        if b.width >= 2 * b.height { b.y -= 3 * b.width / 10; b.height += 6 * b.width / 10 }
+        else if b.height >= 2 * b.width { b.x -= 3 * b.height / 10; b.width += 6 * b.height / 10 }
+        let cx2 = 2 * bbox.x + bbox.width, cy2 = 2 * bbox.y + bbox.height
         return 2 * b.x <= cx2 && cx2 <= 2 * (b.x + b.width) && 2 * b.y <= cy2 && cy2 <= 2 * (b.y + b.height)
     }
 
@@ -181,8 +187,8 @@ extension Symbol {
     /// its length, lower) has two thin boxes that do not overlap. Along the code they cover the
     /// same stretch (each at least 80% of the shorter); across it they lie less than 0.3 of the
     /// code's length apart. Two codes of a stack with short bars can lie 0.43 apart (a review
-    /// helper's two EAN-13s 16 modules apart): those two decoders each confirmed, and such
-    /// readings are never taken for one code (``resolvingEANConflicts(_:)``).
+    /// helper's two EAN-13s 16 modules apart); two readings two decoders each confirmed are never
+    /// taken for one code (``resolvingEANConflicts(_:)``).
     /// Codes at an angle (boxes neither twice as wide as high nor the reverse) are left to ``overlaps(_:)``.
     func onSameBars(_ other: Symbol) -> Bool {
         guard !points.isEmpty, !other.points.isEmpty else { return false }

@@ -135,6 +135,19 @@ final class EANConflictTests: XCTestCase {
         // Only the short one has a second decoder's word: it stays, the long one goes.
         let confirmed = symbol("upce", "02212166", decoder: "zbar+zxing", at: 60)
         XCTAssertEqual(Symbol.resolvingEANConflicts([confirmed, upca]).map(\.text), ["02212166"])
+        // A long code outlined by one scan line stands for its bars 0.3 of its length either side:
+        // zbar's UPC-E 42 pixels above zxing-cpp's one-row UPC-A was read from its right half.
+        var row = Symbol(symbology: Symbology(rawValue: "upca"), bytes: Array("802308089394".utf8),
+                         points: [Point(x: 34, y: 83), Point(x: 187, y: 83), Point(x: 187, y: 85), Point(x: 34, y: 85)])
+        row.decoder = "zxing"
+        var above = Symbol(symbology: Symbology(rawValue: "upce"), bytes: Array("04248806".utf8),
+                           points: [Point(x: 109, y: 18), Point(x: 189, y: 18), Point(x: 189, y: 66), Point(x: 109, y: 66)])
+        above.decoder = "zbar"
+        XCTAssertEqual(Symbol.resolvingEANConflicts([above, row]).map(\.text), ["802308089394"])
+        // Both confirmed: an EAN-13 and a UPC-E of a stack are two codes.
+        row.decoder = "zbar+zxing"
+        above.decoder = "zbar+zxing"
+        XCTAssertEqual(Symbol.resolvingEANConflicts([above, row]).map(\.text), ["04248806", "802308089394"])
         let beside = symbol("upce", "02212166", decoder: "zbar", at: 170)
         XCTAssertEqual(Symbol.resolvingEANConflicts([upca, beside]), [], "overlapping, centre outside: both go as before")
     }
@@ -159,6 +172,12 @@ final class EANConflictTests: XCTestCase {
         top.decoder = "zbar+zxing"
         under.decoder = "zbar+zxing"
         XCTAssertEqual(Symbol.resolvingEANConflicts([top, under]).map(\.text), ["5901234123457", "4006381333931"])
+        // One confirmed, the other not, across the same bars: the confirmed one stays (zbar's one-row
+        // 7710712556216 under the 8710759556216 both decoders read).
+        var confirmed = line("8710759556216", x: 54, y: 100, width: 235), lone = line("7710712556216", x: 166, y: 144, width: 121)
+        confirmed.decoder = "zbar+zxing"
+        lone.decoder = "zbar"
+        XCTAssertEqual(Symbol.resolvingEANConflicts([confirmed, lone]).map(\.text), ["8710759556216"])
         // Upright codes the same way round.
         let up = Symbol(symbology: Symbology(rawValue: "ean13"), bytes: Array("5376397103217".utf8),
                         points: [Point(x: 100, y: 50), Point(x: 120, y: 50), Point(x: 120, y: 440), Point(x: 100, y: 440)])
