@@ -222,7 +222,7 @@ package final class DecodePlan {
             // A UPC-E or EAN-8 only zbar read may be part of a longer code that blur kept the
             // quiet-zone check from judging: the gray-level reader reads its place too (a longer
             // code it reads there wins, see resolvingEANConflicts).
-            func unconfirmedShort(_ s: Symbol) -> Bool { s.decoder == "zbar" && ["upce", "ean8"].contains(s.symbology.rawValue) }
+            func unconfirmedShort(_ s: Symbol) -> Bool { s.decoder == "zbar" && Symbology.shortProductCodes.contains(s.symbology.rawValue) }
             let readBoxes = symbols.filter { !unconfirmedShort($0) }.map(\.bbox)
             if still, let gray = list.grayLinear, !symbols.contains(where: { $0.isProductCode && !unconfirmedShort($0) }),
                full != nil || small.map({ gray.hasCandidates(in: $0.image, scale: $0.k, skipping: readBoxes) }) ?? true,

@@ -173,7 +173,7 @@ extension Symbol {
     /// length to either side (see ``onSameBars(_:)``): zbar's UPC-E 04248806 42 pixels above
     /// zxing-cpp's one-row UPC-A 153 pixels long was read from its right half.
     func isShortProductCode(inside long: Symbol) -> Bool {
-        guard ["upce", "ean8"].contains(symbology.rawValue), ["ean13", "upca", "isbn13"].contains(long.symbology.rawValue),
+        guard Symbology.shortProductCodes.contains(symbology.rawValue), Symbology.longProductCodes.contains(long.symbology.rawValue),
               !points.isEmpty, !long.points.isEmpty else { return false }
         var b = long.bbox
         if b.width >= 2 * b.height { b.y -= 3 * b.width / 10; b.height += 6 * b.width / 10 }

@@ -104,6 +104,10 @@ package struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConv
     package static let eanUPC: Set<String> = ["ean13", "ean8", "upca", "upce", "isbn10", "isbn13"]
     /// The add-on symbologies.
     package static let addOns: Set<String> = ["ean2", "ean5"]
+    /// The short product codes (UPC-E, EAN-8), which a reader can take from part of a long one
+    /// (EAN-13, UPC-A, ISBN-13): see ``Symbol/isShortProductCode(inside:)``.
+    package static let shortProductCodes: Set<String> = ["upce", "ean8"]
+    package static let longProductCodes: Set<String> = ["ean13", "upca", "isbn13"]
 
     package static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
 
