@@ -108,6 +108,12 @@ package final class DecodePlan {
         Symbol.merged(balanced + more.filter { s in !balanced.contains { s.disagrees(with: $0) } })
     }
 
+    /// Whether an image of this size gets the level between (a still, not `fast`, reduced by 4
+    /// or more for the small pass, not tiled).
+    private func mayDecodeHalfSize(width: Int, height: Int, still: Bool, order: StillOrder) -> Bool {
+        still && order != .fallback && (pyramid.reduction(width: width, height: height) ?? 1) >= 4 && width * height <= Self.tiledAbove
+    }
+
     private func decodeOwn(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
         var held = 0
         defer { pixels.release(held) }
@@ -139,7 +145,10 @@ package final class DecodePlan {
             // the loader refuses it below, holding nothing).
             let header = data.flatMap(ImageHeader.size)
             if let size = header, size.width * size.height <= loader.maxPixels {
-                held = pixels.acquire(size.width * size.height)
+                // With the half-size copy the level between may make (below), asked for at once:
+                // taking more later while holding this could leave two threads waiting on each other.
+                let area = size.width * size.height
+                held = pixels.acquire(area + (mayDecodeHalfSize(width: size.width, height: size.height, still: still, order: order) ? area / 4 : 0))
             }
             // The small pass: a JPEG file is decoded small from its DCT coefficients.
             var small: (image: GrayImage, k: Int)?
@@ -176,7 +185,7 @@ package final class DecodePlan {
                         // The level between, for an image file (not `fast`): a code's modules
                         // binarize well at some scales only, and 1/4 and full size (with
                         // zxing-cpp's own 1/3) leave a gap at 1/2.
-                        if still, order != .fallback, let small, small.k >= 4, image.width * image.height <= Self.tiledAbove,
+                        if small != nil, mayDecodeHalfSize(width: image.width, height: image.height, still: still, order: order),
                            clock.allows("the half-size pass", &info) {
                             let half = run(on: image.reduced(by: 2), info: info, order: order, afterSmallPass: true)
                             symbols = Symbol.merged(symbols + half.map { $0.scaled(by: 2) })

@@ -376,10 +376,20 @@ package struct GrayLinear: Sendable {
     }
 
     static func normalised(_ v: [Double]) -> [Double] {
-        let mean = v.reduce(0, +) / Double(v.count)
-        let c = v.map { $0 - mean }
-        let norm = c.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        return norm > 1e-9 ? c.map { $0 / norm } : c.map { _ in 0 }
+        var c = v
+        c.withUnsafeMutableBufferPointer { normalise($0, total: v.reduce(0, +)) }
+        return c
+    }
+
+    /// `v` minus its mean, scaled to unit length (all zero when flat), in place; `total` is the
+    /// sum of `v`, added from the first value on.
+    @inline(__always)
+    static func normalise(_ v: UnsafeMutableBufferPointer<Double>, total: Double) {
+        let mean = total / Double(v.count)
+        var squares = 0.0
+        for i in v.indices { v[i] -= mean; squares += v[i] * v[i] }
+        let norm = squares.squareRoot()
+        for i in v.indices { v[i] = norm > 1e-9 ? v[i] / norm : 0 }
     }
 
     /// The layout of a format: total modules, digit slots (start module, left side?), guard starts.
@@ -503,19 +513,31 @@ package struct GrayLinear: Sendable {
     }
 
     /// The profile resampled at `perModule` samples a module over modules [from, from + count).
-    @inline(__always)
     static func window(_ p: [Double], start: Double, w: Double, from: Double, count: Int) -> [Double] {
+        var out = [Double](repeating: 0, count: count * perModule)
+        p.withUnsafeBufferPointer { p in out.withUnsafeMutableBufferPointer { _ = resample(p, start: start, w: w, from: from, into: $0) } }
+        return out
+    }
+
+    /// ``window(_:start:w:from:count:)`` into `out` (its length gives the count); returns the
+    /// sum of the samples, added from the first on (what ``normalise(_:total:)`` needs).
+    @inline(__always)
+    static func resample(_ p: UnsafeBufferPointer<Double>, start: Double, w: Double, from: Double,
+                         into out: UnsafeMutableBufferPointer<Double>) -> Double {
         let s = perModule
-        var out = [Double](repeating: 0, count: count * s)
-        for i in 0..<(count * s) {
+        var total = 0.0
+        for i in out.indices {
             let x = start + (from + (Double(i) + 0.5) / Double(s)) * w
             let ix = Int(x.rounded(.down))
-            if ix < 0 { out[i] = p[0]; continue }
-            if ix >= p.count - 1 { out[i] = p[p.count - 1]; continue }
-            let f = x - Double(ix)
-            out[i] = p[ix] * (1 - f) + p[ix + 1] * f
+            let v: Double
+            if ix < 0 { v = p[0] } else if ix >= p.count - 1 { v = p[p.count - 1] } else {
+                let f = x - Double(ix)
+                v = p[ix] * (1 - f) + p[ix + 1] * f
+            }
+            out[i] = v
+            total += v
         }
-        return out
+        return total
     }
 
     /// The digit templates of each blur, sample by sample: [sigma][(set * 28 + i) * 12 + digit]
@@ -530,11 +552,11 @@ package struct GrayLinear: Sendable {
 
     /// The sum over the slots of each slot's best correlation (at least -1) with a candidate digit
     /// (left slots: L and G; right slots: R), each allowed to shift by up to half a module. The
-    /// grid search calls this thousands of times a line: it works in place, in the same order of
-    /// operations as ``window(_:start:w:from:count:)`` and ``normalised(_:)``, and each digit's
-    /// correlation is summed sample by sample in one vector lane (the same results as one at a time).
+    /// grid search calls this thousands of times a line: it resamples and normalises in place
+    /// (``resample(_:start:w:from:into:)``, ``normalise(_:total:)``), and each digit's correlation
+    /// is summed sample by sample in one vector lane (the same results as one at a time).
     static func slotScoreSum(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> Double {
-        let s = perModule, n = 7 * perModule
+        let n = 7 * perModule
         return interleavedTemplates[sigma].withUnsafeBufferPointer { t in
             p.withUnsafeBufferPointer { p in
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { win in
@@ -547,23 +569,7 @@ package struct GrayLinear: Sendable {
                         var best = -1.0
                         for shift in -shifts...shifts {
                             let from = Double(slot.start) + Double(shift) / Double(perModule)
-                            var total = 0.0
-                            for i in 0..<n {
-                                let x = start + (from + (Double(i) + 0.5) / Double(s)) * w
-                                let ix = Int(x.rounded(.down))
-                                let v: Double
-                                if ix < 0 { v = p[0] } else if ix >= p.count - 1 { v = p[p.count - 1] } else {
-                                    let f = x - Double(ix)
-                                    v = p[ix] * (1 - f) + p[ix + 1] * f
-                                }
-                                win[i] = v
-                                total += v
-                            }
-                            let mean = total / Double(n)
-                            var squares = 0.0
-                            for i in 0..<n { win[i] -= mean; squares += win[i] * win[i] }
-                            let norm = squares.squareRoot()
-                            for i in 0..<n { win[i] = norm > 1e-9 ? win[i] / norm : 0 }
+                            normalise(win, total: resample(p, start: start, w: w, from: from, into: win))
                             for set in (slot.left ? 0..<2 : 2..<3) {
                                 var a = SIMD4<Double>(), b = SIMD4<Double>(), c = SIMD4<Double>()
                                 for i in 0..<n {

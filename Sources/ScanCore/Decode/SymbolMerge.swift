@@ -176,11 +176,15 @@ extension Symbol {
         guard Symbology.shortProductCodes.contains(symbology.rawValue), Symbology.longProductCodes.contains(long.symbology.rawValue),
               !points.isEmpty, !long.points.isEmpty else { return false }
         var b = long.bbox
-        if b.width >= 2 * b.height { b.y -= 3 * b.width / 10; b.height += 6 * b.width / 10 }
-        else if b.height >= 2 * b.width { b.x -= 3 * b.height / 10; b.width += 6 * b.height / 10 }
+        if b.width >= 2 * b.height { let r = Self.barsReach(b.width); b.y -= r; b.height += 2 * r }
+        else if b.height >= 2 * b.width { let r = Self.barsReach(b.height); b.x -= r; b.width += 2 * r }
         let cx2 = 2 * bbox.x + bbox.width, cy2 = 2 * bbox.y + bbox.height
         return 2 * b.x <= cx2 && cx2 <= 2 * (b.x + b.width) && 2 * b.y <= cy2 && cy2 <= 2 * (b.y + b.height)
     }
+
+    /// How far across a linear code of `length` pixels a reading outlined by one scan line stands
+    /// for its bars: 0.3 of its length (``isShortProductCode(inside:)``, ``onSameBars(_:)``).
+    static func barsReach(_ length: Int) -> Int { 3 * length / 10 }
 
     /// Two readings across the same bars: a linear code read on two scan lines apart (a noisy
     /// low-contrast EAN-13 read right on one row and with two digits wrong 74 pixels, 0.19 of
@@ -198,11 +202,11 @@ extension Symbol {
         }
         if a.width >= 2 * a.height && b.width >= 2 * b.height {
             let apart = abs((2 * a.y + a.height) - (2 * b.y + b.height)) / 2
-            return along(a.x, a.x + a.width, b.x, b.x + b.width) && 10 * apart < 3 * max(a.width, b.width)
+            return along(a.x, a.x + a.width, b.x, b.x + b.width) && apart < Self.barsReach(max(a.width, b.width))
         }
         if a.height >= 2 * a.width && b.height >= 2 * b.width {
             let apart = abs((2 * a.x + a.width) - (2 * b.x + b.width)) / 2
-            return along(a.y, a.y + a.height, b.y, b.y + b.height) && 10 * apart < 3 * max(a.height, b.height)
+            return along(a.y, a.y + a.height, b.y, b.y + b.height) && apart < Self.barsReach(max(a.height, b.height))
         }
         return false
     }
