@@ -344,4 +344,27 @@ final class HandlerAuthorTests: XCTestCase {
         let st = try CLI.run(["simulate", "--no-default-scripts", "--script", store, "--text", "x"], env: ["XDG_DATA_HOME": home])
         XCTAssertTrue(st.stderr.contains("scanlua: store: \(home)/scanlua/scanlua.db, the default store (--db or the config's db names another)"), st.stderr)
     }
+
+    /// What the dispatcher checks of a parser's value (read raw in C by limits.parse, or in Lua
+    /// after a `when`): a value that is not a table is an error and the next parser gets the
+    /// symbol; a `type` that only a metatable gives is not read (the parser's name is used).
+    func testAParsersValueIsCheckedRawWithOrWithoutWhen() throws {
+        let parsers = try write("values.lua", """
+            local scan = require "scan"
+            scan.parser { name = "word", match = "^W", parse = function() return "nope" end }
+            scan.parser { name = "guarded", match = "^W", when = function(ev) return #ev.text > 2 end,
+              parse = function(ev) return { type = "guarded", n = #ev.text } end }
+            scan.parser { name = "meta", match = "^M", parse = function() return setmetatable({ k = 1 }, { __index = { type = "other" } }) end }
+            """)
+        let w = try CLI.run(["simulate", "--no-default-scripts", "--script", parsers, "--text", "W12"])
+        XCTAssertEqual((w.records.first?["payload"] as? [String: Any])?["type"] as? String, "guarded", w.stdout)
+        XCTAssertEqual((w.records.first?["payload"] as? [String: Any])?["n"] as? Int, 3)
+        XCTAssertTrue(((w.records.first?["errors"] as? [[String: Any]])?.first?["message"] as? String ?? "")
+                        .contains("values.lua:2: parse must return a table or nil, got string"), w.stdout)
+        let short = try CLI.run(["simulate", "--no-default-scripts", "--script", parsers, "--text", "W1"])
+        XCTAssertEqual((short.records.first?["payload"] as? [String: Any])?["type"] as? String, "raw", short.stdout)
+        let m = try CLI.run(["simulate", "--no-default-scripts", "--script", parsers, "--text", "M1"])
+        XCTAssertEqual((m.records.first?["payload"] as? [String: Any])?["type"] as? String, "meta", m.stdout)
+        XCTAssertNil(m.records.first?["errors"], m.stdout)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import ScanCore
 
 /// Events to the prelude's `dispatch_batch`, records back from the ``RecordBuffer``.
@@ -28,12 +29,12 @@ extension ScriptEngine {
                 try lua.withoutMemoryLimit { () throws(ScriptError) in lua.pushEvents(batch, reusing: true) }
                 lua.push(.int(batch.count))
                 try lua.call(nargs: 2, nresults: 0, handlerAt: 1)
-                results += readRecords(batch.count)
+                readRecords(batch.count, into: &results)
                 start += batch.count
             } catch {
                 // Events before the failing one have their records; it gets the error; go on after it.
                 let done = min(batchDone(), batch.count - 1)
-                results += readRecords(done)
+                readRecords(done, into: &results)
                 try? store.endEvent(commit: false)
                 results.append(ScriptResult(payload: .object([("type", .string("raw"))]), parser: nil, actions: [], emitted: [],
                                             errors: [.object([("message", .string("scanlua: " + error.message))])], summary: nil))
@@ -51,32 +52,37 @@ extension ScriptEngine {
         return n
     }
 
-    /// The first `n` events' records of the batch: payload JSON, parser name, extras JSON. The
-    /// payloads are slices of one copy of the batch's buffer.
-    private func readRecords(_ n: Int) -> [ScriptResult] {
-        guard n > 0 else { return [] }
+    /// The first `n` events' records of the batch (payload JSON, parser name, extras JSON), added
+    /// to `results`. The payloads are slices of one copy of the batch's buffer.
+    private func readRecords(_ n: Int, into results: inout [ScriptResult]) {
+        guard n > 0 else { return }
         let data = records.takeData()
-        var out: [ScriptResult] = []
-        out.reserveCapacity(n)
         func segment(_ k: Int) -> ArraySlice<UInt8> { data[(k == 0 ? 0 : records.end(k - 1))..<records.end(k)] }
         for i in 0..<min(n, records.count / 3) {
             let payload = segment(3 * i), parser = segment(3 * i + 1), extras = segment(3 * i + 2)
-            var result = ScriptResult(payload: .raw(payload), parser: parser.isEmpty ? nil : parserName(parser),
-                                      actions: [], emitted: [], errors: [], summary: nil)
+            var errors: [JSON] = [], actions: [JSON] = [], emitted: [JSON] = [], summary: String?
             if !extras.isEmpty, let x = JSON(parsing: extras) {
-                if case .array(let e)? = x["errors"] { result.errors = e }
-                if case .array(let a)? = x["actions"] { result.actions = a }
-                if case .array(let m)? = x["emitted"] { result.emitted = m }
-                if case .string(let s)? = x["summary"] { result.summary = s }
+                if case .array(let e)? = x["errors"] { errors = e }
+                if case .array(let a)? = x["actions"] { actions = a }
+                if case .array(let m)? = x["emitted"] { emitted = m }
+                if case .string(let s)? = x["summary"] { summary = s }
             }
-            out.append(result)
+            // Made in place: a result built first and then appended is copied and destroyed.
+            results.append(ScriptResult(payload: .raw(payload), parser: parser.isEmpty ? nil : parserName(parser),
+                                        actions: actions, emitted: emitted, errors: errors, summary: summary))
         }
-        return out
     }
 
     /// A parser's name as a String, made once per name (there are few).
     private func parserName(_ bytes: ArraySlice<UInt8>) -> String {
-        if let hit = parserNames.first(where: { $0.bytes.elementsEqual(bytes) }) { return hit.name }
+        let found: String? = bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) -> String? in
+            for known in parserNames where known.bytes.count == b.count {
+                let same = known.bytes.withUnsafeBufferPointer { (k: UnsafeBufferPointer<UInt8>) -> Bool in memcmp(k.baseAddress!, b.baseAddress!, b.count) == 0 }
+                if same { return known.name }
+            }
+            return nil
+        }
+        if let found { return found }
         let name = String(decoding: bytes, as: UTF8.self)
         if parserNames.count < 64 { parserNames.append((Array(bytes), name)) }
         return name

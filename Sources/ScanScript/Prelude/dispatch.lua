@@ -1,7 +1,7 @@
 -- prelude 3/6, dispatch: events through parsers and rules, in batches; session hooks;
 -- scan.simulate.
 local host, core = ...
-local budget_call = host.limits.call
+local budget_call, budget_parse = host.limits.call, host.limits.parse
 local type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next =
   type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next
 local sfind, sformat = string.find, string.format
@@ -172,12 +172,17 @@ local function dispatch(fields, ev)
     local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
         and (not p.match or sfind(text, p.match)) then
-      local ok, matched, res
+      local ok, matched, res, is_table, t
       if p.when then
         ok, matched, res = call_when(p, ev, ev, ev)
+        if ok and matched and res ~= nil then
+          is_table = type(res) == "table"
+          if is_table then t = rawget(res, "type") end
+        end
       else
-        -- call_when inlined for the common parser without `when`: one Lua call less per event.
-        ok, res = budget_call(p.fn, ev, ev)
+        -- call_when inlined for the common parser without `when`, and its value's checks done
+        -- in C (limits.parse): fewer calls per event.
+        ok, res, is_table, t = budget_parse(p.fn, ev, ev)
         if ok then
           if p.failures ~= 0 then p.failures = 0 end
           matched = true
@@ -188,16 +193,19 @@ local function dispatch(fields, ev)
       if not ok then
         add_error(matched)
       elseif matched and res ~= nil then
-        if type(res) ~= "table" then
+        if not is_table then
           add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
         else
-          -- Raw access: a payload's metamethods would run here, outside any budget.
-          local t = rawget(res, "type")
+          -- Read raw (limits.parse, rawget): a payload's metamethods would run here, outside any budget.
           if t == nil then rawset(res, "type", p.name); t = p.name end
           -- A type rules can match: a string the parser declares (its name without `types`).
-          if type(t) ~= "string" then
+          local types = p.types
+          if types and types[t] or not types and t == p.name then
+            payload, parser = res, p.name
+            break
+          elseif type(t) ~= "string" then
             add_error({ parser = p.name, message = p.where .. ": payload.type must be a string, got " .. type(t) })
-          elseif p.types and not p.types[t] then
+          elseif types then
             add_error({ parser = p.name, message = p.where .. ": payload.type '" .. t .. "' is not among the parser's types" })
           else
             payload, parser = res, p.name

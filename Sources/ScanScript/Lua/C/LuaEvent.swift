@@ -29,11 +29,12 @@ func milliseconds(_ date: Date) -> lua_Integer {
 /// it; prelude/views.lua makes `ev.siblings` from it when a handler first reads it.
 let eventSlots = 13
 
-/// Whether two strings hold the same UTF-8 bytes.
+/// Whether two strings are the same value bit for bit: the same small string, or the same
+/// storage. Then they hold the same bytes (String's `==` also holds for canonically equivalent
+/// strings of other bytes, and comparing bytes costs more than interning short strings again).
 @inline(__always)
-private func sameBytes(_ a: String, _ b: String) -> Bool {
-    var a = a, b = b
-    return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) } }
+private func sameBits(_ a: String, _ b: String) -> Bool {
+    withUnsafeBytes(of: a) { x in withUnsafeBytes(of: b) { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
 }
 
 extension LuaState {
@@ -68,10 +69,9 @@ extension LuaState {
         var frameStorage: UnsafeRawPointer?
         // A string the previous event had in the same slot is copied from there: most events of
         // a batch share their symbology, charset, orientation, source and decoder, and copying a
-        // slot is cheaper than interning the string again. Compared by bytes: String's == holds
-        // for canonically equivalent strings of other bytes.
+        // slot is cheaper than interning the string again.
         func push(_ text: String, _ before: String?, _ slot: lua_Integer) {
-            if let before, sameBytes(text, before) { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
+            if let before, sameBits(text, before) { lua_rawgeti(L, list, slot - lua_Integer(eventSlots)) } else { pushString(text) }
             lua_rawseti(L, list, slot)
         }
         for i in events.indices {

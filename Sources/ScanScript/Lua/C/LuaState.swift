@@ -52,7 +52,11 @@ final class RecordBuffer {
     func takeData() -> [UInt8] {
         let r = pointer.pointee
         guard r.len > 0, let data = r.data else { return [] }
-        return data.withMemoryRebound(to: UInt8.self, capacity: r.len) { [UInt8](UnsafeBufferPointer(start: $0, count: r.len)) }
+        // One memcpy (the generic copy from a buffer pointer goes a byte at a time).
+        return [UInt8](unsafeUninitializedCapacity: r.len) { buffer, count in
+            memcpy(buffer.baseAddress!, data, r.len)
+            count = r.len
+        }
     }
 
     /// Where segment `k` ends in the data.
