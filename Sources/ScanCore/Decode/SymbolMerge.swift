@@ -176,15 +176,16 @@ extension Symbol {
         guard Symbology.shortProductCodes.contains(symbology.rawValue), Symbology.longProductCodes.contains(long.symbology.rawValue),
               !points.isEmpty, !long.points.isEmpty else { return false }
         var b = long.bbox
-        if b.width >= 2 * b.height { let r = Self.barsReach(b.width); b.y -= r; b.height += 2 * r }
-        else if b.height >= 2 * b.width { let r = Self.barsReach(b.height); b.x -= r; b.width += 2 * r }
+        let (n, d) = Self.barsReach
+        if b.width >= 2 * b.height { b.y -= n * b.width / d; b.height += 2 * n * b.width / d }
+        else if b.height >= 2 * b.width { b.x -= n * b.height / d; b.width += 2 * n * b.height / d }
         let cx2 = 2 * bbox.x + bbox.width, cy2 = 2 * bbox.y + bbox.height
         return 2 * b.x <= cx2 && cx2 <= 2 * (b.x + b.width) && 2 * b.y <= cy2 && cy2 <= 2 * (b.y + b.height)
     }
 
-    /// How far across a linear code of `length` pixels a reading outlined by one scan line stands
-    /// for its bars: 0.3 of its length (``isShortProductCode(inside:)``, ``onSameBars(_:)``).
-    static func barsReach(_ length: Int) -> Int { 3 * length / 10 }
+    /// How far across a linear code a reading outlined by one scan line stands for its bars, as a
+    /// fraction of the code's length: 3/10 (``isShortProductCode(inside:)``, ``onSameBars(_:)``).
+    static let barsReach = (numerator: 3, denominator: 10)
 
     /// Two readings across the same bars: a linear code read on two scan lines apart (a noisy
     /// low-contrast EAN-13 read right on one row and with two digits wrong 74 pixels, 0.19 of
@@ -196,17 +197,17 @@ extension Symbol {
     /// Codes at an angle (boxes neither twice as wide as high nor the reverse) are left to ``overlaps(_:)``.
     func onSameBars(_ other: Symbol) -> Bool {
         guard !points.isEmpty, !other.points.isEmpty else { return false }
-        let a = bbox, b = other.bbox
+        let a = bbox, b = other.bbox, (n, d) = Self.barsReach
         func along(_ a0: Int, _ a1: Int, _ b0: Int, _ b1: Int) -> Bool {
             min(a1, b1) - max(a0, b0) >= Int(0.8 * Double(min(a1 - a0, b1 - b0)))
         }
         if a.width >= 2 * a.height && b.width >= 2 * b.height {
             let apart = abs((2 * a.y + a.height) - (2 * b.y + b.height)) / 2
-            return along(a.x, a.x + a.width, b.x, b.x + b.width) && apart < Self.barsReach(max(a.width, b.width))
+            return along(a.x, a.x + a.width, b.x, b.x + b.width) && d * apart < n * max(a.width, b.width)
         }
         if a.height >= 2 * a.width && b.height >= 2 * b.width {
             let apart = abs((2 * a.x + a.width) - (2 * b.x + b.width)) / 2
-            return along(a.y, a.y + a.height, b.y, b.y + b.height) && apart < Self.barsReach(max(a.height, b.height))
+            return along(a.y, a.y + a.height, b.y, b.y + b.height) && d * apart < n * max(a.height, b.height)
         }
         return false
     }

@@ -17,7 +17,7 @@ enum LuaValue {
     case function(LuaState.SwiftFunction)
     /// The value held in the registry under this reference.
     case ref(Int32)
-    /// The C table of budget functions (call, tripped, memory_refused).
+    /// The C table of budget functions (call, parse, hook_thread, tripped, memory_refused, metered, patterns).
     case limitFunctions
     /// A list: a table with keys 1...n.
     case list([LuaValue])
