@@ -93,10 +93,13 @@ package enum Benchmarks {
             Console.write(String(format: "run %d: plain Lua loop %.0f events/s, dispatch %.0f events/s, dispatch + NDJSON record %.0f events/s\n",
                                  r, plain.last!, dispatch.last!, records.last!))
         }
+        // Each ratio is the median of the runs' own ratios: on a shared machine the speed drifts
+        // between runs more than between the three parts of one run.
         let mp = median(plain), md = median(dispatch), mr = median(records)
+        let rd = median(zip(dispatch, plain).map { $0 / $1 }), rr = median(zip(records, plain).map { $0 / $1 })
         Console.write(String(format: "median of %d runs of %d events (batches of %d): plain Lua loop %.0f events/s; "
                              + "dispatch %.0f events/s (%.2fx the plain loop); dispatch + NDJSON record %.0f events/s (%.2fx; %d bytes/record)\n",
-                             repeats, count, batch, mp, md, md / mp, mr, mr / mp, recordBytes / max(1, count)))
+                             repeats, count, batch, mp, md, rd, mr, rr, recordBytes / max(1, count)))
     }
 
     /// `--frame IMAGE`: milliseconds per frame for zbar and for the engine's Lua decoders.
