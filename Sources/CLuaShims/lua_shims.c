@@ -174,16 +174,23 @@ static int l_metered(lua_State *L) {
 static int msghandler(lua_State *L);
 
 /* call(fn, ...) -> true, results... | false, message-with-traceback: one handler call
-** under the instruction budget (armed from zero, disarmed after), in a single C call. */
+** under the instruction budget (armed from zero, disarmed after, unless already armed), in a
+** single C call. */
 static int l_call(lua_State *L) {
     int nargs = lua_gettop(L) - 1;
     scanlua_limits *lim = limits_of(L);
-    lim->memory_refused = 0;
-    scanlua_arm_budget(L, 1);
+    /* A handler called while the budget is armed (scan.simulate inside a parser, or in a
+    ** script's top level) runs on what is left of it: arming from zero would reset the outer
+    ** count, and disarming after would let the rest of the outer handler run unbudgeted. */
+    int nested = lim->armed;
+    if (!nested) {
+        lim->memory_refused = 0;
+        scanlua_arm_budget(L, 1);
+    }
     lua_pushcfunction(L, msghandler);
     lua_insert(L, 1);  /* stack: msgh, fn, args... */
     int status = lua_pcall(L, nargs, LUA_MULTRET, 1);
-    scanlua_arm_budget(L, 0);
+    if (!nested) scanlua_arm_budget(L, 0);
     lua_pushboolean(L, status == LUA_OK);
     lua_replace(L, 1);  /* stack: ok, results... */
     return lua_gettop(L);
@@ -448,8 +455,13 @@ static int jkey_cmp(const void *pa, const void *pb) {
 
 static int jvalue(lua_State *L, int idx, jbuf *b, int depth);
 
-/* Insertion sort: payloads have a handful of keys, qsort's calls cost more. */
+/* Insertion sort for a handful of keys (qsort's calls cost more there); qsort above that: a
+** payload with 200,000 keys took minutes to sort one key at a time, after its handler's budget. */
 static void sort_keys(jkey *list, int count) {
+    if (count > 16) {
+        qsort(list, (size_t)count, sizeof *list, jkey_cmp);
+        return;
+    }
     for (int i = 1; i < count; i++) {
         jkey k = list[i];
         int j = i - 1;

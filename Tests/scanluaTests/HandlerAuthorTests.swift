@@ -345,6 +345,38 @@ final class HandlerAuthorTests: XCTestCase {
         XCTAssertTrue(st.stderr.contains("scanlua: store: \(home)/scanlua/scanlua.db, the default store (--db or the config's db names another)"), st.stderr)
     }
 
+    /// A handler removed or registered by a handler while an event is dispatched stops at once
+    /// and leaves (or joins) the lists after that event: the others run as they would have (the
+    /// loop used to meet the shifted list: "attempt to index a nil value (local 'p')").
+    func testHandlersRemovedOrAddedDuringAnEventChangeTheListsAfterIt() throws {
+        let s = try write("change.lua", """
+            local scan = require "scan"
+            local p, r
+            p = scan.parser { name = "p", priority = 10, match = "^A", parse = function(ev)
+              if ev.text == "A2" then scan.remove(p) end
+            end }
+            scan.parser { name = "q", priority = 5, parse = function(ev)
+              if ev.text == "A2" then
+                scan.rule { name = "late", run = function(pl, ctx) ctx.emit { late = pl.n } end }
+              end
+              return { type = "q", n = ev.text }
+            end }
+            r = scan.rule { name = "r", run = function(pl, ctx)
+              if pl.n == "A3" then scan.remove(r) end
+              ctx.emit { r = pl.n }
+            end }
+            scan.rule { name = "s", run = function(pl, ctx) ctx.emit { s = pl.n } end }
+            """)
+        let input = ["A1", "A2", "A3", "A4"].map { "{\"text\":\"\($0)\"}\n" }.joined()
+        let out = try CLI.run(["simulate", "--no-default-scripts", "--script", s], stdin: Data(input.utf8))
+        XCTAssertEqual(out.status, 0, out.stdout + out.stderr)
+        let emitted = out.records.map { (($0["emitted"] as? [[String: Any]]) ?? []).map { e in
+            e.filter { $0.key != "rule" }.map { "\($0.key)=\($0.value)" }.joined() } }
+        XCTAssertEqual(out.records.map { ($0["payload"] as? [String: Any])?["type"] as? String }, ["q", "q", "q", "q"], out.stdout)
+        XCTAssertEqual(emitted, [["r=A1", "s=A1"], ["r=A2", "s=A2"], ["r=A3", "s=A3", "late=A3"], ["s=A4", "late=A4"]], out.stdout)
+        XCTAssertFalse(out.stdout.contains("errors"), out.stdout)
+    }
+
     /// What the dispatcher checks of a parser's value (read raw in C by limits.parse, or in Lua
     /// after a `when`): a value that is not a table is an error and the next parser gets the
     /// symbol; a `type` that only a metatable gives is not read (the parser's name is used).

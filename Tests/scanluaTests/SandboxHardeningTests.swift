@@ -39,6 +39,52 @@ final class SandboxHardeningTests: XCTestCase {
     }
 
     /// The command line's limits win over a config's `scan.options`, as every flag does.
+    /// A handler that runs another event through the handlers (scan.simulate) goes on under
+    /// what is left of its own budget: the inner call used to disarm it for the rest of the
+    /// outer handler, so `while true do end` after it ran forever.
+    func testAHandlerCannotShedItsBudgetThroughScanSimulate() throws {
+        let s = try script("nested.lua", """
+            local scan = require "scan"
+            scan.parser { name = "outer", match = "^A", parse = function(ev)
+              scan.simulate { text = "B1" }
+              while true do end
+            end }
+            scan.parser { name = "inner", match = "^B", parse = function(ev) return { type = "inner" } end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--instruction-limit", "200000", "--text", "A1"])
+        XCTAssertEqual(r.status, 3, r.stdout + r.stderr)
+        XCTAssertTrue(((r.records.first?["errors"] as? [[String: Any]])?.first?["message"] as? String ?? "")
+                        .contains("nested.lua:4: instruction budget exceeded (200000 instructions)"), r.stdout)
+        // At a script's top level too (the load's budget).
+        let top = try script("top.lua", """
+            local scan = require "scan"
+            scan.parser { name = "inner", parse = function(ev) return { type = "inner" } end }
+            scan.simulate { text = "B1" }
+            while true do end
+            """)
+        let t = try CLI.run(["simulate", "--no-default-scripts", "--script", top, "--instruction-limit", "200000", "--text", "A1"])
+        XCTAssertNotEqual(t.status, 0)
+        XCTAssertTrue(t.stderr.contains("top.lua:4: instruction budget exceeded"), t.stderr)
+    }
+
+    /// A payload with many keys is written in moments: its keys were sorted one at a time, after
+    /// the handler's budget, and 200,000 of them took minutes.
+    func testAPayloadWithManyKeysIsWrittenInMoments() throws {
+        let s = try script("wide.lua", """
+            require("scan").parser { name = "wide", parse = function(ev)
+              local t = { type = "wide" }
+              for i = 1, 200000 do t["k" .. i] = i end
+              return t
+            end }
+            """)
+        let r = try CLI.run(["simulate", "--no-default-scripts", "--script", s, "--text", "x"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let payload = r.records.first?["payload"] as? [String: Any]
+        XCTAssertEqual(payload?.count, 200_001)
+        XCTAssertEqual(payload?["k199999"] as? Int, 199_999)
+        XCTAssertTrue(r.stdout.contains("{\"type\":\"wide\",\"k1\":1,\"k10\":10,\"k100\":100,"), String(r.stdout.prefix(200)))
+    }
+
     func testTheCommandLinesLimitWinsOverTheConfigs() throws {
         let config = try script("tight.lua", "require('scan').options { instruction_limit = 5000 }\n")
         let busy = try script("busy.lua", """

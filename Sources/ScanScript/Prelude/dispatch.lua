@@ -297,11 +297,16 @@ end
 -- failure (memory exhausted between handlers) with only that one event lost to it.
 local event_from, SLOTS = core.event_from, 13
 local done = 0
+local waiting, settle = core.waiting, core.settle
 function core.dispatch_batch(values, n)
   done = 0
   dispatching = true
+  -- Handlers registered or removed by a handler change the lists after its event (registry.lua).
+  settle()
+  core.busy = 1
   for i = 1, n do
     local payload, parser, e, a, ar, m, mr, summary = dispatch(event_from(values, (i - 1) * SLOTS + 1))
+    if waiting[1] then settle() end
     if store_used then
       store_used = false
       local err = host.end_event(e == nil)
@@ -319,6 +324,7 @@ function core.dispatch_batch(values, n)
     if not ok then append_unencodable(payload, parser, e, a, ar, m, mr, summary, err, part) end
     done = i
   end
+  core.busy = 0
   dispatching = false
 end
 
@@ -401,7 +407,11 @@ function scan.simulate(spec)
   store_used = false
   want_summaries = true
   if not dispatching then host.simulate.events(true) end
+  local busy = core.busy
+  core.busy = busy + 1
   local payload, parser, errs, acts, act_rules, emits, emit_rules, summary = dispatch(fields, ev)
+  core.busy = busy
+  if busy == 0 then settle() end
   if core.simulate_errors then core.simulate_errors(errs) end
   errors, actions, action_rules, emitted, emitted_rules, current_rule, ctx.rule, ctx.event =
     saved_e, saved_a, saved_ar, saved_m, saved_mr, saved_rule, saved_ctx_rule, saved_ctx_event
@@ -425,12 +435,16 @@ local function hook_count(kind) return #hooks[kind] end
 
 -- Runs the hooks of one kind, each under the budget; failures go to the log.
 local function run_hooks(kind, arg)
+  local busy = core.busy
+  core.busy = busy + 1
   for _, h in ipairs(hooks[kind]) do
     if not h.disabled then
       local ok, err = call_when(h, arg, nil, nil)
       if not ok then host.log("warn", h.name .. ": " .. err.message) end
     end
   end
+  core.busy = busy
+  if busy == 0 then settle() end
 end
 
 core.hook_count, core.run_hooks = hook_count, run_hooks

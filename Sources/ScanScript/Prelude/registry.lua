@@ -84,6 +84,37 @@ local function handle_for(entry, list, names)
   return h
 end
 
+-- Lists changed while an event is being dispatched or hooks run (a parser that removes itself,
+-- a rule that registers another) change after that event: the dispatcher's loops must not see
+-- them shift under them (a handler skipped, another run twice). core.busy counts the runs under
+-- way (dispatch.lua); core.settle() applies what waited.
+core.busy = 0
+local waiting = {}
+local function change(fn)
+  if core.busy > 0 then waiting[#waiting + 1] = fn else fn() end
+end
+
+-- Adds entry to list (by `add`, which may sort it) now or once nothing is being dispatched; a
+-- handle removed before that still counts as registered (entry.waiting).
+local function add_entry(entry, add)
+  entry.waiting = true
+  change(function() entry.waiting = nil; add() end)
+end
+function core.settle()
+  for i = 1, #waiting do
+    local fn = waiting[i]
+    waiting[i] = nil
+    fn()
+  end
+end
+core.waiting = waiting
+
+local function remove_entry(list, entry)
+  for i = #list, 1, -1 do
+    if list[i] == entry then table.remove(list, i); return end
+  end
+end
+
 --- Takes a registration away: scan.remove(handle) -> true, or false when it was removed before.
 -- Handles already removed: removing one again returns false, as documented (weak: no leak).
 local removed = setmetatable({}, { __mode = "k" })
@@ -101,15 +132,19 @@ function scan.remove(h)
     r.list.by_key[r.entry.name] = nil
     return true
   end
+  local listed = r.entry.waiting
   for i = #r.list, 1, -1 do
-    if r.list[i] == r.entry then
-      table.remove(r.list, i)
-      if r.names then r.names[r.entry.name] = nil end
-      return true
-    end
+    if r.list[i] == r.entry then listed = true; break end
   end
-  return false
+  if not listed then return false end
+  if r.names then r.names[r.entry.name] = nil end
+  -- It stops at once; it leaves its list when nothing is being dispatched.
+  r.entry.disabled = true
+  change(function() remove_entry(r.list, r.entry) end)
+  return true
 end
+
+local next_order = 1
 
 --- Registers a parser: symbol -> payload. See docs/lua-api.md.
 function scan.parser(spec)
@@ -131,20 +166,22 @@ function scan.parser(spec)
   local p = {
     kind = "parser", name = spec.name, parse = spec.parse, fn = spec.parse, when = spec.when, match = spec.match,
     symbologies = symbologies, types = string_set("scan.parser", "types", spec.types),
-    priority = spec.priority or 0, order = #parsers + 1, where = where(spec.parse), failures = 0,
+    priority = spec.priority or 0, order = next_order, where = where(spec.parse), failures = 0,
   }
-  parsers[#parsers + 1] = p
+  next_order = next_order + 1
   parser_names[p.name] = true
-  local h = handle_for(p, parsers, parser_names)
-  -- Higher priority first, across keyed parsers (with symbologies) and heuristics alike; at the
-  -- same priority keyed ones first; then registration order.
-  tsort(parsers, function(a, b)
-    if a.priority ~= b.priority then return a.priority > b.priority end
-    local ka, kb = a.symbologies and 0 or 1, b.symbologies and 0 or 1
-    if ka ~= kb then return ka < kb end
-    return a.order < b.order
+  add_entry(p, function()
+    parsers[#parsers + 1] = p
+    -- Higher priority first, across keyed parsers (with symbologies) and heuristics alike; at the
+    -- same priority keyed ones first; then registration order.
+    tsort(parsers, function(a, b)
+      if a.priority ~= b.priority then return a.priority > b.priority end
+      local ka, kb = a.symbologies and 0 or 1, b.symbologies and 0 or 1
+      if ka ~= kb then return ka < kb end
+      return a.order < b.order
+    end)
   end)
-  return h
+  return handle_for(p, parsers, parser_names)
 end
 
 --- Registers a rule: payload -> actions. See docs/lua-api.md.
@@ -157,7 +194,7 @@ function scan.rule(spec)
     kind = "rule", name = spec.name, run = spec.run, fn = spec.run, when = spec.when,
     on = string_set("scan.rule", "on", on), where = where(spec.run), failures = 0, at = user_where(),
   }
-  rules[#rules + 1] = r
+  add_entry(r, function() rules[#rules + 1] = r end)
   rule_names[r.name] = true
   return handle_for(r, rules, rule_names)
 end
@@ -168,7 +205,7 @@ local function add_hook(kind, fn)
   if type(fn) ~= "function" then spec_error("scan.on_" .. kind, "expected a function, got " .. type(fn)) end
   local list = hooks[kind]
   local entry = { kind = "hook", name = "scan.on_" .. kind, fn = fn, where = where(fn), failures = 0 }
-  list[#list + 1] = entry
+  add_entry(entry, function() list[#list + 1] = entry end)
   return handle_for(entry, list, nil)
 end
 
