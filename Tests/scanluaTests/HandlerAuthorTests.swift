@@ -398,5 +398,16 @@ final class HandlerAuthorTests: XCTestCase {
         let m = try CLI.run(["simulate", "--no-default-scripts", "--script", parsers, "--text", "M1"])
         XCTAssertEqual((m.records.first?["payload"] as? [String: Any])?["type"] as? String, "meta", m.stdout)
         XCTAssertNil(m.records.first?["errors"], m.stdout)
+
+        // A payload that cannot be written (a cycle) is raw, with an error naming its parser's line.
+        let cycle = try write("cycle.lua", """
+            require("scan").parser { name = "loop", parse = function()
+              local t = { type = "loop" }; t.self = t; return t end }
+            """)
+        let c = try CLI.run(["simulate", "--no-default-scripts", "--script", cycle, "--text", "x"])
+        XCTAssertEqual((c.records.first?["payload"] as? [String: Any])?["type"] as? String, "raw", c.stdout)
+        let error = (c.records.first?["errors"] as? [[String: Any]])?.first
+        XCTAssertEqual(error?["parser"] as? String, "loop", c.stdout)
+        XCTAssertTrue((error?["message"] as? String ?? "").hasSuffix("cycle.lua:1: the payload is not JSON: table nests deeper than 64 levels (a cycle?)"), c.stdout)
     }
 }

@@ -268,7 +268,10 @@ local dispatching = false
 local function append_unencodable(payload, parser, e, a, ar, m, mr, summary, err, part)
   e = e or {}
   if part == "payload" then
-    e[#e + 1] = { parser = parser, message = "scanlua: the payload is not JSON: " .. err }
+    -- Named where its parser was defined, as the parser's other errors are.
+    local where = "scanlua"
+    for _, p in ipairs(parsers) do if p.name == parser then where = p.where end end
+    e[#e + 1] = { parser = parser, message = where .. ": the payload is not JSON: " .. err }
     payload, parser = { type = "raw" }, nil
   end
   local function keep(list, rules, what)
