@@ -247,7 +247,9 @@ static int msghandler(lua_State *L) {
     if (msg == NULL) {  /* error object is not a string */
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
             return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        /* Where it was raised: level 1 is `error` itself, level 2 the Lua line that called it. */
+        luaL_where(L, 2);
+        msg = lua_pushfstring(L, "%s(error object is a %s value)", lua_tostring(L, -1), luaL_typename(L, 1));
     }
     luaL_traceback(L, L, msg, 1);
     return 1;

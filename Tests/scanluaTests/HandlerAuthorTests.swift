@@ -409,5 +409,14 @@ final class HandlerAuthorTests: XCTestCase {
         let error = (c.records.first?["errors"] as? [[String: Any]])?.first
         XCTAssertEqual(error?["parser"] as? String, "loop", c.stdout)
         XCTAssertTrue((error?["message"] as? String ?? "").hasSuffix("cycle.lua:1: the payload is not JSON: table nests deeper than 64 levels (a cycle?)"), c.stdout)
+
+        // An error object that is not a string names the line that raised it.
+        let object = try write("object.lua", """
+            require("scan").parser { name = "obj", parse = function()
+              error({ code = 1 }) end }
+            """)
+        let o = try CLI.run(["simulate", "--no-default-scripts", "--script", object, "--text", "x"])
+        XCTAssertTrue(((o.records.first?["errors"] as? [[String: Any]])?.first?["message"] as? String ?? "")
+                        .hasSuffix("object.lua:2: (error object is a table value)"), o.stdout)
     }
 }
