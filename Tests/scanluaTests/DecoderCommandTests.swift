@@ -79,6 +79,25 @@ final class DecoderCommandTests: XCTestCase {
         XCTAssertEqual((rec["payload"] as? [String: Any])?["type"] as? String, "probe")
     }
 
+    /// A decoder that removes itself mid-frame shifts no other: the host calls decoders by the
+    /// index they had when the frame began (the next one was once called as nil: "prelude/frames:42:
+    /// attempt to index a nil value (local 'd')", and its symbol was lost).
+    func testADecoderRemovedMidFrameLeavesTheOthersInPlace() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let script = dir.appendingPathComponent("once.lua").path
+        try """
+            local scan = require "scan"
+            local h
+            h = scan.decoder { name = "once", kind = "image", decode = function(f) scan.remove(h) end }
+            scan.decoder { name = "second", kind = "image", decode = function(f) return "found" end }
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["scan", "--no-default-scripts", "--script", script, CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.filter { $0["symbology"] as? String == "second" }.map { $0["text"] as? String }, ["found", "found"], r.stdout)
+    }
+
     func testFailingDecodersAreReportedAndTheScanGoesOn() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dec-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -4,10 +4,16 @@ local budget_call = host.limits.call
 local ipairs, tostring, error, setmetatable = ipairs, tostring, error, setmetatable
 local decoders, handler_error = core.decoders, core.handler_error
 
+-- The decoders as decoder_specs last listed them: the host calls them by that index for the
+-- whole frame, so a decoder removed mid-frame (scan.remove) shifts no other decoder's index.
+local listed = {}
+
 -- The specs the host needs to drive decoders: { {name=, kind=, directions=, step=, min_lines=, enabled=}, ... }.
 local function decoder_specs()
   local out = {}
+  listed = {}
   for i, d in ipairs(decoders) do
+    listed[i] = d
     out[i] = { name = d.name, kind = d.decoder_kind, directions = d.directions, step = d.step,
                min_lines = d.min_lines, enabled = not d.disabled, where = d.where }
   end
@@ -38,8 +44,8 @@ end
 -- Calls decoder i on a scan line or frame view. Returns true, results (nil, a value, or a list
 -- of values) or false, error message with the decoder's name.
 local function call_decoder(i, arg)
-  local d = decoders[i]
-  if d.disabled then return true, nil end
+  local d = listed[i]
+  if not d or d.disabled then return true, nil end
   local ok, res = budget_call(d.fn, arg)
   if ok then
     if d.failures ~= 0 then d.failures = 0 end
