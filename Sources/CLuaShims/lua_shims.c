@@ -198,12 +198,25 @@ static int l_call(lua_State *L) {
 
 /* parse(fn, ev) -> true, value, is_table, value.type | false, message: a parser's call (as call,
 ** first result only), with what the dispatcher checks of the value read here, raw: whether it is
-** a table and its `type` field. Saves the dispatcher two calls into C (type, rawget) an event. */
+** a table and its `type` field. Saves the dispatcher two calls into C (type, rawget) an event.
+** A read-only view (an event, a frozen library: its metatable's __metatable is a string) is
+** not a table of the parser's own, whose `type` the dispatcher may set: is_table is false and
+** the fourth value says what it is. */
 static int l_parse(lua_State *L) {
     l_call(L);
     lua_settop(L, 2);  /* ok, value */
     if (!lua_toboolean(L, 1)) return 2;
     int table = lua_type(L, 2) == LUA_TTABLE;
+    if (table && lua_getmetatable(L, 2)) {
+        lua_pushliteral(L, "__metatable");
+        int view = lua_rawget(L, -2) == LUA_TSTRING;
+        lua_settop(L, 2);
+        if (view) {
+            lua_pushboolean(L, 0);
+            lua_pushliteral(L, "a read-only view (return a table of your own)");
+            return 4;
+        }
+    }
     lua_pushboolean(L, table);
     if (!table) return 3;
     lua_pushliteral(L, "type");

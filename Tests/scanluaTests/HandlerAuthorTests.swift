@@ -410,6 +410,23 @@ final class HandlerAuthorTests: XCTestCase {
         XCTAssertEqual(error?["parser"] as? String, "loop", c.stdout)
         XCTAssertTrue((error?["message"] as? String ?? "").hasSuffix("cycle.lua:1: the payload is not JSON: table nests deeper than 64 levels (a cycle?)"), c.stdout)
 
+        // A read-only view (a frozen library, the event) is not a payload: its `type` would be
+        // set in a table every handler shares.
+        let views = try write("views.lua", """
+            local scan = require "scan"
+            scan.parser { name = "lib", match = "^L", parse = function() return string end }
+            scan.parser { name = "event", match = "^E", when = function() return true end, parse = function(ev) return ev end }
+            scan.parser { name = "check", parse = function() return { type = "check", polluted = rawget(string, "type") ~= nil } end }
+            """)
+        let input = ["L1", "E1", "X1"].map { "{\"text\":\"\($0)\"}\n" }.joined()
+        let v = try CLI.run(["simulate", "--no-default-scripts", "--script", views], stdin: Data(input.utf8))
+        XCTAssertEqual(v.records.count, 3, v.stdout)
+        for (record, line) in zip(v.records.prefix(2), [2, 3]) {
+            XCTAssertTrue(((record["errors"] as? [[String: Any]])?.first?["message"] as? String ?? "")
+                            .hasSuffix("views.lua:\(line): parse must return a table or nil, got a read-only view (return a table of your own)"), v.stdout)
+        }
+        XCTAssertEqual(v.records.map { ($0["payload"] as? [String: Any])?["polluted"] as? Bool }, [false, false, false], v.stdout)
+
         // An error object that is not a string names the line that raised it.
         let object = try write("object.lua", """
             require("scan").parser { name = "obj", parse = function()

@@ -2,8 +2,8 @@
 -- scan.simulate.
 local host, core = ...
 local budget_call, budget_parse = host.limits.call, host.limits.parse
-local type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next =
-  type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next
+local type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next, getmetatable =
+  type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next, getmetatable
 local sfind, sformat = string.find, string.format
 local parsers, rules, hooks, summaries = core.parsers, core.rules, core.hooks, core.summaries
 local scan = core.scan
@@ -177,7 +177,12 @@ local function dispatch(fields, ev)
         ok, matched, res = call_when(p, ev, ev, ev)
         if ok and matched and res ~= nil then
           is_table = type(res) == "table"
-          if is_table then t = rawget(res, "type") end
+          -- As limits.parse: a read-only view is not a table of the parser's own.
+          if is_table and type(getmetatable(res)) == "string" then
+            is_table, t = false, "a read-only view (return a table of your own)"
+          elseif is_table then
+            t = rawget(res, "type")
+          end
         end
       else
         -- call_when inlined for the common parser without `when`, and its value's checks done
@@ -194,7 +199,7 @@ local function dispatch(fields, ev)
         add_error(matched)
       elseif matched and res ~= nil then
         if not is_table then
-          add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. type(res) })
+          add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. (t or type(res)) })
         else
           -- Read raw (limits.parse, rawget): a payload's metamethods would run here, outside any budget.
           if t == nil then rawset(res, "type", p.name); t = p.name end
