@@ -5,6 +5,21 @@ import XCTest
 final class DecoderCommandTests: XCTestCase {
     let pharmacode = "examples/new-code-type/pharmacode.lua"
     let images = CLI.packageRoot.appendingPathComponent("examples/new-code-type/images").path
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
+
+    /// A script file in this test's folder: its path.
+    func script(_ name: String, _ source: String) throws -> String {
+        let path = dir.appendingPathComponent(name).path
+        try source.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
 
     func testPharmacodesFromZintImagesAndNothingFromNoise() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: images).filter { $0.hasPrefix("pharma-") }.sorted()
@@ -23,15 +38,11 @@ final class DecoderCommandTests: XCTestCase {
     }
 
     func testDecodedSymbolsHavePointsAndFlowThroughParsers() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dec-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let parser = dir.appendingPathComponent("lot.lua").path
-        try """
+        let parser = try script("lot.lua", """
             require("scan").parser { name = "lot", symbologies = "pharmacode", parse = function(ev)
               return { type = "lot", number = tonumber(ev.text), siblings = #ev.siblings }
             end }
-            """.write(toFile: parser, atomically: true, encoding: .utf8)
+            """)
         let frame = images + "/frame-640x480-pharma-1234.png"
         let r = try CLI.run(["scan", "--script", pharmacode, "--script", parser, frame])
         let rec = try XCTUnwrap(r.records.first { $0["symbology"] as? String == "pharmacode" })
@@ -83,33 +94,25 @@ final class DecoderCommandTests: XCTestCase {
     /// index they had when the frame began (the next one was once called as nil: "prelude/frames:42:
     /// attempt to index a nil value (local 'd')", and its symbol was lost).
     func testADecoderRemovedMidFrameLeavesTheOthersInPlace() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dec-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let script = dir.appendingPathComponent("once.lua").path
-        try """
+        let once = try script("once.lua", """
             local scan = require "scan"
             local h
             h = scan.decoder { name = "once", kind = "image", decode = function(f) scan.remove(h) end }
             scan.decoder { name = "second", kind = "image", decode = function(f) return "found" end }
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["scan", "--no-default-scripts", "--script", script, CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
+            """)
+        let r = try CLI.run(["scan", "--no-default-scripts", "--script", once, CLI.fixture("qrcode.png"), CLI.fixture("ean13.png")])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.records.filter { $0["symbology"] as? String == "second" }.map { $0["text"] as? String }, ["found", "found"], r.stdout)
     }
 
     func testFailingDecodersAreReportedAndTheScanGoesOn() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-dec-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let script = dir.appendingPathComponent("bad-decoders.lua").path
-        try """
+        let bad = try script("bad-decoders.lua", """
             local scan = require "scan"
             scan.decoder { name = "crashes", decode = function(line) return line.nothing.here end }
             scan.decoder { name = "spins", kind = "image", decode = function(f) while true do end end }
             scan.decoder { name = "odd", decode = function(line) return 42 end }
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        let r = try CLI.run(["scan", "--no-default-scripts", "--instruction-limit", "100000", "--script", script, CLI.fixture("qrcode.png")])
+            """)
+        let r = try CLI.run(["scan", "--no-default-scripts", "--instruction-limit", "100000", "--script", bad, CLI.fixture("qrcode.png")])
         XCTAssertEqual(r.status, 3, "failing decoders make the exit status 3 (issue 23)")
         XCTAssertEqual(r.records.map { $0["text"] as? String }, ["https://example.com/scanlua"], "zbar's symbol still comes out")
         XCTAssertTrue(r.stderr.contains("decoder 'crashes' on \(CLI.fixture("qrcode.png")): "), r.stderr)
@@ -117,8 +120,7 @@ final class DecoderCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("bad-decoders.lua:3: instruction budget exceeded (100000 instructions)"), r.stderr)
         XCTAssertTrue(r.stderr.contains("decode must return nil, a string, a {text=...} table or a list of them, got number"), r.stderr)
 
-        let clash = dir.appendingPathComponent("clash.lua").path
-        try "require('scan').decoder { name = 'qrcode', decode = function() end }\n".write(toFile: clash, atomically: true, encoding: .utf8)
+        let clash = try script("clash.lua", "require('scan').decoder { name = 'qrcode', decode = function() end }\n")
         let c = try CLI.run(["scan", "--script", clash, CLI.fixture("qrcode.png")])
         XCTAssertEqual(c.status, 2)
         XCTAssertTrue(c.stderr.contains("clash.lua:1: scan.decoder: 'qrcode' is a built-in symbology; pick another name"), c.stderr)

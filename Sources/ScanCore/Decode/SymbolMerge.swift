@@ -27,8 +27,7 @@ extension Symbol {
                 let aInB = a.isShortProductCode(inside: b), bInA = b.isShortProductCode(inside: a)
                 // One code read on two scan lines apart counts as one place too, except that two
                 // readings a second decoder confirmed each are two codes of a stack.
-                let oneCode = a.disagrees(with: b) || (!(aTwo && bTwo) && a.isProductCode && b.isProductCode && a.digitsDiffer(from: b)
-                    && (aInB || bInA || a.onSameBars(b)))
+                let oneCode = a.disagrees(with: b) || (!(aTwo && bTwo) && a.digitsDiffer(from: b) && (aInB || bInA || a.onSameBars(b)))
                 guard oneCode else { continue }
                 // A short code (UPC-E, EAN-8) inside a long one is read from part of it, unless
                 // only it has a second decoder's word.

@@ -2,8 +2,8 @@
 -- scan.simulate.
 local host, core = ...
 local budget_call, budget_parse = host.limits.call, host.limits.parse
-local type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next, getmetatable =
-  type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next, getmetatable
+local type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next =
+  type, pairs, ipairs, tostring, error, rawget, rawset, rawlen, next
 local sfind, sformat = string.find, string.format
 local parsers, rules, hooks, summaries = core.parsers, core.rules, core.hooks, core.summaries
 local scan = core.scan
@@ -35,6 +35,11 @@ end
 local function when_then(when, fn, a, b, c)
   if when(a, b) then return true, fn(a, c) end
   return false
+end
+
+-- A parser with `when`: its value, or nothing when `when` declines.
+local function when_parse(when, fn, ev)
+  if when(ev, ev) then return (fn(ev, ev)) end
 end
 
 -- Runs a handler: h.when(a, b) if it has one, then h.fn(a, c), in one protected call under
@@ -172,36 +177,22 @@ local function dispatch(fields, ev)
     local p = parsers[i]
     if not p.disabled and (not p.symbologies or p.symbologies[symbology])
         and (not p.match or sfind(text, p.match)) then
-      local ok, matched, res, is_table, t
+      -- One protected call under the budget (with `when` first, if any); the value's checks are
+      -- done in C, raw (limits.parse): whether it is a table of its own, and its type.
+      local ok, res, is_table, t
       if p.when then
-        ok, matched, res = call_when(p, ev, ev, ev)
-        if ok and matched and res ~= nil then
-          is_table = type(res) == "table"
-          -- As limits.parse: a read-only view is not a table of the parser's own.
-          if is_table and type(getmetatable(res)) == "string" then
-            is_table, t = false, "a read-only view (return a table of your own)"
-          elseif is_table then
-            t = rawget(res, "type")
-          end
-        end
+        ok, res, is_table, t = budget_parse(when_parse, p.when, p.fn, ev)
       else
-        -- call_when inlined for the common parser without `when`, and its value's checks done
-        -- in C (limits.parse): fewer calls per event.
         ok, res, is_table, t = budget_parse(p.fn, ev, ev)
-        if ok then
-          if p.failures ~= 0 then p.failures = 0 end
-          matched = true
-        else
-          matched = handler_error(p, res)
-        end
       end
+      if ok and p.failures ~= 0 then p.failures = 0 end
       if not ok then
-        add_error(matched)
-      elseif matched and res ~= nil then
+        add_error(handler_error(p, res))
+      elseif res ~= nil then
         if not is_table then
           add_error({ parser = p.name, message = p.where .. ": parse must return a table or nil, got " .. (t or type(res)) })
         else
-          -- Read raw (limits.parse, rawget): a payload's metamethods would run here, outside any budget.
+          -- Read raw (limits.parse): a payload's metamethods would run here, outside any budget.
           if t == nil then rawset(res, "type", p.name); t = p.name end
           -- A type rules can match: a string the parser declares (its name without `types`).
           local types = p.types
