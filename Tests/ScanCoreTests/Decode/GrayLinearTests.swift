@@ -19,7 +19,10 @@ final class GrayLinearTests: XCTestCase {
         for (name, expected) in [("blurred/ean13-blur-small-q30.jpg", "ean13 5901234123457"),
                                  ("blurred/upca-blur-small-q30.jpg", "upca 036000291452"),
                                  ("blurred/upca-motion.png", "upca 036000291452"),
-                                 ("blurred/upca-rotated-blurred.jpg", "upca 036000291452")] {
+                                 ("blurred/upca-rotated-blurred.jpg", "upca 036000291452"),
+                                 // Modules narrowing along the code (a curved or slanted surface): read as bent (GrayLinear.Bend).
+                                 ("blurred/ean13-bent.jpg", "ean13 4006381333931"),
+                                 ("blurred/ean13-slanted.jpg", "ean13 4006381333931")] {
             let image = try linear(name)
             XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
             XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
