@@ -247,13 +247,17 @@ final class DecodingCommandTests: XCTestCase {
     /// A blurred low-contrast EAN-13 beside a lower-contrast Code 128: the gray-level reader goes
     /// first where the first read found nothing, and reads the EAN-13; the retries' equalised pass
     /// still runs after it, reads the Code 128 (the gray-level reader with no retry after it lost
-    /// it: a review helper's find) and confirms the EAN-13.
+    /// it: a review helper's find) and confirms the EAN-13. A motion-blurred EAN-13 above a dark
+    /// ITF: the brightened pass runs after the gray-level reading too, for the ITF (with the
+    /// equalised pass alone it was lost: another review helper's find; zbar and zxing-cpp alone
+    /// read neither code).
     func testTheRetriesStillReadTheCodeBesideABlurredProductCode() throws {
         func read(_ name: String, _ arguments: [String]) throws -> [String] {
             let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/blurred/" + name).path
             return try scan([path], arguments).records.map { "\($0["text"] ?? "?") \($0["decoder"] ?? "none")" }.sorted()
         }
         XCTAssertEqual(try read("ean13-beside-code128.jpg", []), ["5901234123457 zxing+gray", "SCANLUA-42 zxing"])
+        XCTAssertEqual(try read("ean13-above-dark-itf.png", ["--time-budget", "0"]), ["1672326865 zxing", "7290222791807 gray"])
         XCTAssertEqual(try read("ean13-low-contrast.jpg", ["--decoders", "gray"]), ["5901234123457 gray"])
         XCTAssertEqual(try read("ean13-low-contrast.jpg", ["--effort", "fast"]), [], "fast has neither the retries nor the gray-level reader")
     }

@@ -12,7 +12,7 @@ import Dispatch
 ///   clip 2) enlarged 1.5x (small images) or 1.25x, CLAHE with clip 4, and gamma 1.5 (a
 ///   washed-out code darkened);
 /// - nothing was read but a blurred product code the gray-level reader read (it goes first
-///   where the first read found nothing): the enlarged CLAHE pass only.
+///   where the first read found nothing): gamma 0.5 and the enlarged CLAHE pass only.
 /// `--effort thorough` runs every pass on every still image. On images
 /// of more than 2 megapixels the retries look for QR codes only (an all-formats read of 12 MP
 /// costs ten times as much); smaller ones for every wanted format when nothing was read.
@@ -40,7 +40,7 @@ package final class StillRetries {
         package var nothingRead = false
         package var failedQR = false
         /// Nothing was read but a blurred product code, by the gray-level reader: only the
-        /// equalised pass looks for other codes (a low-contrast Code 128 beside it).
+        /// brightened and equalised passes look for other codes (a dark or low-contrast one beside it).
         package var onlyGrayRead = false
         package var any: Bool { dark || nothingRead || failedQR }
         package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false, onlyGrayRead: Bool = false) {
@@ -81,15 +81,16 @@ package final class StillRetries {
             return picture().decode(inside: region.map { scale == 1 ? $0 : $0.scaled(by: scale) }, decoder.decode)
                 .map { scale == 1 ? $0 : $0.scaled(down: scale) }
         }
-        // After a gray-level reading (and nothing open but that), the equalised pass alone: on
-        // the shared corpus the other three read nothing more there, and it is the one that
-        // reads a low-contrast Code 128 beside a blurred EAN-13.
-        let onlyEqualised = open.onlyGrayRead && !open.dark && !open.failedQR && !thorough
-        var passes: [[Symbol]?] = onlyEqualised ? [] : [read(image.mapped(Self.brighten))]
+        // After a gray-level reading (and nothing open but that), the brightened and the
+        // equalised passes only: on the shared corpus the other two read nothing more there;
+        // these read a dark code (brightened) and a low-contrast Code 128 (equalised) beside a
+        // blurred EAN-13.
+        let twoPasses = open.onlyGrayRead && !open.dark && !open.failedQR && !thorough
+        var passes: [[Symbol]?] = [read(image.mapped(Self.brighten))]
         if open.nothingRead || open.failedQR {
             let enlarge = image.width * image.height <= 1_000_000 ? 1.5 : 1.25
             passes.append(read(image.equalizedLocally(clip: 2).resized(by: enlarge), scale: enlarge))
-            if !onlyEqualised {
+            if !twoPasses {
                 passes.append(read(image.equalizedLocally(clip: 4)))
                 passes.append(read(image.mapped(Self.darken)))
             }
