@@ -56,9 +56,14 @@ package enum BarPattern {
     package static func modules(_ symbol: Symbol) -> [Int]? {
         let digits = symbol.text.compactMap(\.wholeNumberValue)
         guard digits.count == symbol.text.count else { return nil }
+        return modules(symbology: symbol.symbology.rawValue, digits: digits)
+    }
+
+    /// The modules of `digits` read as `symbology` (see ``modules(_:)``).
+    static func modules(symbology: String, digits: [Int]) -> [Int]? {
         func digit(_ d: Int, _ set: Character) -> [Int] { GrayLinear.modules(digit: d, set: set == "L" ? 0 : set == "G" ? 1 : 2) }
         let guardBars = [1, 0, 1], centre = [0, 1, 0, 1, 0]
-        switch (symbol.symbology.rawValue, digits.count) {
+        switch (symbology, digits.count) {
         case ("ean13", 13), ("isbn13", 13), ("upca", 12):
             let code = digits.count == 12 ? [0] + digits : digits
             let sets = GrayLinear.parities[code[0]]

@@ -505,15 +505,8 @@ package struct GrayLinear: Sendable {
     /// Whether the profile dips at about as many bars as the code `digits` would show blurred as
     /// fitted: at least 80% of the model's dips (each a fall and a rise of a tenth of the contrast).
     static func barsAgree(_ p: [Double], digits: String, format: Format, start: Double, w: Double, sigma: Int) -> Bool {
-        let d = digits.compactMap(\.wholeNumberValue)
-        let left = format == .ean13 ? Array(d.dropFirst().prefix(6)) : Array(d.prefix(4))
-        let right = format == .ean13 ? Array(d.suffix(6)) : Array(d.suffix(4))
-        let parity = format == .ean13 ? Array(parities[d[0]]) : Array(repeating: "L", count: 4)
-        var mods = [1, 0, 1]
-        for (i, digit) in left.enumerated() { mods += modules(digit: digit, set: parity[i] == "G" ? 1 : 0) }
-        mods += [0, 1, 0, 1, 0]
-        for digit in right { mods += modules(digit: digit, set: 2) }
-        mods += [1, 0, 1]
+        guard let mods = BarPattern.modules(symbology: format == .ean13 ? "ean13" : "ean8", digits: digits.compactMap(\.wholeNumberValue))
+        else { return false }
         let model = blurredWindow(mods, sigma: sigmas[sigma], from: 0, count: mods.count, normalise: false)
         let seen = window(p, start: start, w: w, from: 0, count: mods.count)
         return Double(dips(seen)) >= 0.8 * Double(dips(model))
