@@ -245,7 +245,7 @@ package final class DecodePlan {
                 // (see resolvingEANConflicts). Images over 2 MP retry for QR codes only.
                 let zbarOnly = !symbols.isEmpty && image.width * image.height * k * k <= StillRetries.largePixels
                     && symbols.allSatisfy { $0.decoder == "zbar" && Symbology.eanUPC.contains($0.symbology.rawValue) }
-                var (open, read) = retries.check(image, k: k, found: zbarOnly || onlyGrayRead ? [] : symbols, region: region)
+                var (open, read) = retries.check(image, k: k, found: zbarOnly ? [] : symbols, region: region)
                 open.onlyGrayRead = onlyGrayRead
                 if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
                 if open.any {

@@ -39,10 +39,11 @@ package final class StillRetries {
         package var dark = false
         package var nothingRead = false
         package var failedQR = false
-        /// Nothing was read but a blurred product code, by the gray-level reader: only the
-        /// brightened and equalised passes look for other codes (a dark or low-contrast one beside it).
+        /// The binarizing readers read nothing, the gray-level reader a blurred product code:
+        /// the brightened and equalised passes look for other codes (a dark or low-contrast one
+        /// beside it); on the shared corpus the other two passes read nothing more there.
         package var onlyGrayRead = false
-        package var any: Bool { dark || nothingRead || failedQR }
+        package var any: Bool { dark || nothingRead || failedQR || onlyGrayRead }
         package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false, onlyGrayRead: Bool = false) {
             self.dark = dark
             self.nothingRead = nothingRead
@@ -74,26 +75,21 @@ package final class StillRetries {
     package func retry(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime? = nil) -> ([Symbol], skipped: Bool) {
         guard open.any else { return ([], false) }
         let large = image.width * image.height > Self.largePixels
-        let decoder = large || !open.nothingRead ? (qr ?? every) : every
+        let decoder = large || !(open.nothingRead || open.onlyGrayRead) ? (qr ?? every) : every
         guard decoder.readsSomething else { return ([], false) }
         func read(_ picture: @autoclosure () -> GrayImage, scale: Double = 1) -> [Symbol]? {
             if let deadline, DispatchTime.now() >= deadline { return nil }
             return picture().decode(inside: region.map { scale == 1 ? $0 : $0.scaled(by: scale) }, decoder.decode)
                 .map { scale == 1 ? $0 : $0.scaled(down: scale) }
         }
-        // After a gray-level reading (and nothing open but that), the brightened and the
-        // equalised passes only: on the shared corpus the other two read nothing more there;
-        // these read a dark code (brightened) and a low-contrast Code 128 (equalised) beside a
-        // blurred EAN-13.
-        let twoPasses = open.onlyGrayRead && !open.dark && !open.failedQR && !thorough
         var passes: [[Symbol]?] = [read(image.mapped(Self.brighten))]
-        if open.nothingRead || open.failedQR {
+        if open.nothingRead || open.failedQR || open.onlyGrayRead {
             let enlarge = image.width * image.height <= 1_000_000 ? 1.5 : 1.25
             passes.append(read(image.equalizedLocally(clip: 2).resized(by: enlarge), scale: enlarge))
-            if !twoPasses {
-                passes.append(read(image.equalizedLocally(clip: 4)))
-                passes.append(read(image.mapped(Self.darken)))
-            }
+        }
+        if open.nothingRead || open.failedQR {
+            passes.append(read(image.equalizedLocally(clip: 4)))
+            passes.append(read(image.mapped(Self.darken)))
         }
         let symbols = passes.compactMap { $0 }.flatMap { $0 }
         return (symbols.map { $0.clamped(width: image.width, height: image.height) }, passes.contains { $0 == nil })
