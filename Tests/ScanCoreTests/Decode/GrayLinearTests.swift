@@ -22,7 +22,9 @@ final class GrayLinearTests: XCTestCase {
                                  ("blurred/upca-rotated-blurred.jpg", "upca 036000291452"),
                                  // Modules narrowing along the code (a curved or slanted surface): read as bent (GrayLinear.Bend).
                                  ("blurred/ean13-bent.jpg", "ean13 4006381333931"),
-                                 ("blurred/ean13-slanted.jpg", "ean13 4006381333931")] {
+                                 ("blurred/ean13-slanted.jpg", "ean13 4006381333931"),
+                                 // Two strong lines with 4 ambiguous digits each (1s, 7s, 8s): strong, so they count.
+                                 ("blurred/upca-motion-ambiguous.jpg", "upca 473187964999")] {
             let image = try linear(name)
             XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
             XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
