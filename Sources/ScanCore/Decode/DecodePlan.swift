@@ -26,6 +26,9 @@ import Synchronization
 /// 5. The gray-level EAN/UPC reader (``GrayLinear``), if it has not run, where no EAN/UPC code
 ///    was read (a UPC-E or EAN-8 only zbar read does not count), skipping the regions of codes
 ///    already read; its readings are judged as in 4, and conflicts settled again.
+/// 6. Where it has not run, the gray-level reader reads the place of each EAN/UPC code only
+///    zxing-cpp read that ``BarPattern`` could not judge: the same digits confirm it, others
+///    make a conflict (both go).
 /// A video frame gets 1, 2 and 4, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
@@ -266,6 +269,26 @@ package final class DecodePlan {
             }
             symbols = Symbol.resolvingEANConflicts(judged(symbols))
             try readGray()
+            // A product code zxing-cpp alone read, which BarPattern could not judge (noise, blur,
+            // modules near a pixel), gets the gray-level reader's opinion of its place: the same
+            // digits confirm it (zxing+gray), other digits make a conflict, settled as any other
+            // (both go). Of 400 generated EAN/UPC codes rich in 1, 2, 7 and 8 (blurred, noisy,
+            // small), zxing-cpp 3.1.1 alone misread 15, zbarimg 4.
+            if still, !grayRan, let gray = list.grayLinear, let image = full {
+                let doubtful = symbols.filter { $0.isProductCode && $0.decoder == "zxing" && (BarPattern.misfits($0, in: image)?.count ?? 0) < 2 }
+                if !doubtful.isEmpty, clock.allows("the gray-level reader", &info) {
+                    let opinions = doubtful.flatMap { s -> [Symbol] in
+                        // Its box and half as much again on each side (the reader's margins and quiet zones).
+                        let b = s.bbox, mx = b.width / 2 + 8, my = b.height / 2 + 8
+                        let x0 = max(0, b.x - mx), y0 = max(0, b.y - my)
+                        let x1 = min(image.width, b.x + b.width + mx), y1 = min(image.height, b.y + b.height + my)
+                        guard x1 > x0, y1 > y0 else { return [] }
+                        return gray.decode(image.cropped(to: Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)),
+                                           deadline: clock.deadline ?? .distantFuture).map { $0.offset(dx: x0, dy: y0) }
+                    }
+                    symbols = Symbol.resolvingEANConflicts(Symbol.merged(symbols + judged(opinions)))
+                }
+            }
         } catch {
             return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
         }
