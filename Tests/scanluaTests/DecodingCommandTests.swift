@@ -287,6 +287,14 @@ final class DecodingCommandTests: XCTestCase {
             XCTAssertEqual(r.records.count, 0, "\(name): \(r.stdout)")
             XCTAssertEqual(r.status, 4, "nothing read")
         }
+        // The same beside a small sharp EAN-13: only readings of the doubtful code's place count,
+        // inside --roi (the second opinion reported the small code outside the region).
+        let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/blurred/ean13-lowc-zxing-misread-beside.png").path
+        func read(_ arguments: [String]) throws -> [String] {
+            try scan([path], ["--time-budget", "0"] + arguments).records.map { "\($0["text"] ?? "?") \($0["decoder"] ?? "?")" }
+        }
+        XCTAssertEqual(try read([]), ["4006381333931 zbar+zxing"])
+        XCTAssertEqual(try read(["--roi", "0,0,578,386"]), [])
     }
 
     /// zbar keeps a linear reading one scan line decoded: on this dark rotated EAN-13 a stretch

@@ -27,8 +27,8 @@ import Synchronization
 ///    was read (a UPC-E or EAN-8 only zbar read does not count), skipping the regions of codes
 ///    already read; its readings are judged as in 4, and conflicts settled again.
 /// 6. Where it has not run, the gray-level reader reads the place of each EAN/UPC code only
-///    zxing-cpp read that ``BarPattern`` could not judge: the same digits confirm it, others
-///    make a conflict (both go).
+///    zxing-cpp read that ``BarPattern`` could not judge (on the full-size image, when it was
+///    loaded): the same digits confirm it, others make a conflict (both go).
 /// A video frame gets 1, 2 and 4, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
@@ -277,14 +277,17 @@ package final class DecodePlan {
             if still, !grayRan, let gray = list.grayLinear, let image = full {
                 let doubtful = symbols.filter { $0.isProductCode && $0.decoder == "zxing" && (BarPattern.misfits($0, in: image)?.count ?? 0) < 2 }
                 if !doubtful.isEmpty, clock.allows("the gray-level reader", &info) {
+                    let inside = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
+                        ?? Box(x: 0, y: 0, width: image.width, height: image.height)
                     let opinions = doubtful.flatMap { s -> [Symbol] in
-                        // Its box and half as much again on each side (the reader's margins and quiet zones).
+                        // Its box and half as much again on each side (the reader's margins and quiet
+                        // zones), inside the region; only readings of its place count.
                         let b = s.bbox, mx = b.width / 2 + 8, my = b.height / 2 + 8
-                        let x0 = max(0, b.x - mx), y0 = max(0, b.y - my)
-                        let x1 = min(image.width, b.x + b.width + mx), y1 = min(image.height, b.y + b.height + my)
+                        let x0 = max(inside.x, b.x - mx), y0 = max(inside.y, b.y - my)
+                        let x1 = min(inside.x + inside.width, b.x + b.width + mx), y1 = min(inside.y + inside.height, b.y + b.height + my)
                         guard x1 > x0, y1 > y0 else { return [] }
                         return gray.decode(image.cropped(to: Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0)),
-                                           deadline: clock.deadline ?? .distantFuture).map { $0.offset(dx: x0, dy: y0) }
+                                           deadline: clock.deadline ?? .distantFuture).map { $0.offset(dx: x0, dy: y0) }.filter { $0.overlaps(s) }
                     }
                     symbols = Symbol.resolvingEANConflicts(Symbol.merged(symbols + judged(opinions)))
                 }

@@ -32,12 +32,15 @@ package struct GrayLinear: Sendable {
     /// The formats it reads.
     package enum Format: Sendable { case ean13, ean8 }
 
-    /// Which of ean13/upca/ean8 are wanted (a UPC-A is an EAN-13 with a leading 0).
-    package var ean13 = true, upca = true, ean8 = true
+    /// Which of ean13/upca/ean8 are wanted (a UPC-A is an EAN-13 with a leading 0); with isbn13,
+    /// an EAN-13 of 978 or 979 is named isbn13, as zxing-cpp's readings are (ZXing+C.swift), so
+    /// that the two decoders' readings of a book merge.
+    package var ean13 = true, upca = true, ean8 = true, isbn13 = true
 
     package init(symbologies: Set<Symbology>) {
         ean13 = symbologies.contains(Symbology(rawValue: "ean13"))
         upca = symbologies.contains(Symbology(rawValue: "upca"))
+        isbn13 = symbologies.contains(Symbology(rawValue: "isbn13"))
         // EAN-8 (no parity pattern, half the digits) stays off: on blurred
         // EAN-13s its fits read part of the code as a whole EAN-8 (scripts/make-fixtures'
         // blurred set had one such misread). The machinery reads it (``Format/ean8``).
@@ -182,7 +185,7 @@ package struct GrayLinear: Sendable {
     static let strongScore = 0.87, strongMinimum = 0.65, strongGuard = 0.78
     /// A digit less than this ahead of every other digit in its slot is ambiguous; a line with
     /// `ambiguousSlots` such slots counts only if it is strong. Blurred codes of narrow and wide
-    /// elements (Industrial 2 of 5, Code 49, Code 128) matched EAN digits 1 and 2 beside 7 and 8
+    /// elements (Industrial 2 of 5, Code 49) matched EAN digits 1 and 2 beside 7 and 8
     /// on 3 to 7 slots of every line that made them an EAN-13 or UPC-A (precision-check seeds 21
     /// and 33); of the lines that counted for a genuine code in two seeds' positives and the
     /// shared corpus (about 500), two had more than 1, both strong (UPC-A 473187964999, 4 slots).
@@ -262,7 +265,16 @@ package struct GrayLinear: Sendable {
         let code = top.key
         let symbology: String
         var text = code
-        if code.count == 8 { symbology = "ean8" } else if code.hasPrefix("0") && upca { symbology = "upca"; text = String(code.dropFirst()) } else { symbology = "ean13" }
+        if code.count == 8 {
+            symbology = "ean8"
+        } else if code.hasPrefix("0") && upca {
+            symbology = "upca"
+            text = String(code.dropFirst())
+        } else if isbn13 && (code.hasPrefix("978") || code.hasPrefix("979")) {
+            symbology = "isbn13"
+        } else {
+            symbology = "ean13"
+        }
         guard symbology != "ean13" || ean13, symbology != "ean8" || ean8 else { return nil }
         var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8), points: points, quality: top.value.count)
         s.decoder = "gray"

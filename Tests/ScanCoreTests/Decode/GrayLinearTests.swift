@@ -52,6 +52,15 @@ final class GrayLinearTests: XCTestCase {
         }
     }
 
+    /// A book's EAN-13 (978/979) is named isbn13 when ISBN-13 is wanted, as zxing-cpp names it, so
+    /// that the two decoders' readings of one book merge; ean13 otherwise.
+    func testNamesABooksCodeISBN13AsZXingDoes() throws {
+        let image = try linear("blurred/isbn13-blur-small-q30.jpg")
+        XCTAssertEqual(texts(gray.decode(image)), ["isbn13 9780306406157"])
+        let noISBN = GrayLinear(symbologies: [Symbology(rawValue: "ean13"), Symbology(rawValue: "upca")])
+        XCTAssertEqual(texts(noISBN.decode(image)), ["ean13 9780306406157"])
+    }
+
     /// Only the wanted symbologies: without ean13 and upca it reads nothing.
     func testReadsOnlyWhatIsWanted() throws {
         let image = try linear("blurred/upca-motion.png")
