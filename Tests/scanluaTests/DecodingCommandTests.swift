@@ -126,6 +126,22 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(try only("zxing/aztec.png")["symbology_id"] as? String, "]z0")
     }
 
+    /// A photo of a shipping label (scripts/make-fixtures): balanced's small pass at 1/4 reads the
+    /// big Code 128 and takes it for the answer, but the small one's modules are under a pixel
+    /// there. The region that looks like a linear code and holds no code read is read at full
+    /// size by itself, so both come out, in the image's coordinates, as zxing-cpp alone reads them.
+    func testARegionTheSmallPassLeftUnreadIsReadAtFullSize() throws {
+        let r = try scan([CLI.fixture("shipping-label-photo.jpg")], ["--time-budget", "0"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { "\($0["symbology"] ?? "?") \($0["text"] ?? "?")" }.sorted(),
+                       ["code128 1Z00004951000000", "code128 42015238"])
+        let postal = try XCTUnwrap(r.records.first { $0["text"] as? String == "42015238" })
+        let bbox = try XCTUnwrap(postal["bbox"] as? [String: Int])
+        XCTAssertEqual(bbox["x"]!, 1540, accuracy: 40, "\(bbox)")
+        XCTAssertTrue((790...900).contains(bbox["y"]!), "its bars span y 797...889: \(bbox)")
+        XCTAssertEqual(bbox["width"]!, 330, accuracy: 40, "\(bbox)")
+    }
+
     /// A label of several Code 128 codes: zbar reads ones zxing-cpp passed over (balanced runs
     /// it where zxing-cpp found only Code 128 and EAN/UPC codes). Real photos from the shared
     /// corpus (Dynamsoft challenging), when it is here.

@@ -12,7 +12,9 @@ import Synchronization
 ///    it found codes that are neither too fine there (QR modules under 2.5 pixels) nor small
 ///    there (under 96 pixels): otherwise the full-size pass runs too, so a small code found does
 ///    not end the search for the others. An image file reduced by 4 or more that goes on to full
-///    size is read at 1/2 too (not `fast`).
+///    size is read at 1/2 too (not `fast`). Where the small pass is the answer, the regions of its
+///    copy that look like linear codes (``GrayLinear/candidates(in:)``) and hold no code read are
+///    read at full size, each by itself (at most ``unreadRegions``).
 /// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
 ///    or only codes of ``DecoderList/recheck`` (EAN/UPC and Code 128).
 /// 3. Where nothing was read, the gray-level EAN/UPC reader (``GrayLinear``) first; then
@@ -63,6 +65,8 @@ package final class DecodePlan {
     /// photo's QR code 109 and its EAN-13 243.) A video frame keeps the small pass's reading (the
     /// next frame has another chance).
     package static let smallCodeBelow = 96
+    /// At most this many unread regions of a small pass taken as the answer are read at full size.
+    package static let unreadRegions = 4
 
     /// Whether a code the small pass found (points in full-size pixels, the pass at 1/`k`) is small there.
     package static func hasSmallCodes(_ symbols: [Symbol], k: Int) -> Bool {
@@ -196,6 +200,33 @@ package final class DecodePlan {
                             let half = run(on: image.reduced(by: 2), info: info, order: order, afterSmallPass: true)
                             symbols = Symbol.merged(symbols + half.map { $0.scaled(by: 2) })
                         }
+                    }
+                }
+            }
+            // Where the small pass is the answer, each region of its copy that looks like a linear
+            // code and holds none of the codes read is read at full size by itself (its box and a
+            // margin): a small Code 128 beside a big one on a shipping label has modules under a
+            // pixel at 1/4, where only the big one reads.
+            if trustSmall, still, let small, clock.allows("the unread regions", &info) {
+                let done = symbols.map(\.bbox), k = Double(small.k)
+                // Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller
+                // stripes of like gradients are edges, wood and cloth.
+                let unread = GrayLinear.candidates(in: small.image).filter { c in
+                    c.halfHeight <= 1.5 * c.halfLength && !done.contains { $0.holds(c.cx * k, c.cy * k) }
+                }
+                if !unread.isEmpty {
+                    if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                    if let image = full {
+                        let bounds = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
+                            ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+                        for c in unread.prefix(Self.unreadRegions) {
+                            let scaled = GrayLinear.Candidate(cx: c.cx * k, cy: c.cy * k, dx: c.dx, dy: c.dy,
+                                                              halfLength: c.halfLength * k, halfHeight: c.halfHeight * k)
+                            guard let box = scaled.box(inside: bounds), clock.allows("the unread regions", &info) else { continue }
+                            symbols += run(on: image.cropped(to: box), info: info, order: order, afterSmallPass: true, region: nil)
+                                .map { $0.offset(dx: box.x, dy: box.y) }
+                        }
+                        symbols = Symbol.merged(symbols)
                     }
                 }
             }

@@ -56,6 +56,16 @@ package struct GrayLinear: Sendable {
         /// The unit vector across the bars.
         package var dx: Double, dy: Double
         package var halfLength: Double, halfHeight: Double
+
+        /// Its upright box, with half its length more at each end (the quiet zones, and the
+        /// localization blocks' coarse edges) and its height more across, inside `bounds`.
+        package func box(inside bounds: Box) -> Box? {
+            let ax = abs(dx) * halfLength * 1.5 + abs(dy) * halfHeight * 2
+            let ay = abs(dy) * halfLength * 1.5 + abs(dx) * halfHeight * 2
+            let x0 = max(bounds.x, Int(cx - ax)), y0 = max(bounds.y, Int(cy - ay))
+            let x1 = min(bounds.x + bounds.width, Int(cx + ax)), y1 = min(bounds.y + bounds.height, Int(cy + ay))
+            return x1 > x0 && y1 > y0 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+        }
     }
 
     /// Every EAN/UPC code it reads in `image`, with `deadline` checked between candidates.
@@ -64,7 +74,7 @@ package struct GrayLinear: Sendable {
     package func decode(_ image: GrayImage, skipping done: [Box] = [], deadline: DispatchTime = .distantFuture) -> [Symbol] {
         guard readsSomething, image.width >= 40, image.height >= 20 else { return [] }
         var symbols: [Symbol] = []
-        for c in candidates(in: image) {
+        for c in Self.candidates(in: image) {
             if DispatchTime.now() >= deadline { break }
             if done.contains(where: { $0.holds(c.cx, c.cy) }) { continue }
             if let s = read(c, in: image) { symbols.append(s) }
@@ -76,7 +86,7 @@ package struct GrayLinear: Sendable {
     /// `done` (full-size boxes of codes read): worth decoding the full-size image for.
     package func hasCandidates(in image: GrayImage, scale k: Int, skipping done: [Box]) -> Bool {
         guard readsSomething, image.width >= 40, image.height >= 20 else { return false }
-        return candidates(in: image).contains { c in
+        return Self.candidates(in: image).contains { c in
             let x = c.cx * Double(k), y = c.cy * Double(k)
             return !done.contains { $0.holds(x, y) }
         }
@@ -87,7 +97,7 @@ package struct GrayLinear: Sendable {
     static let block = 12
 
     /// Candidate regions: coherent-gradient blocks of the image (reduced to about 1 MP), joined.
-    package func candidates(in image: GrayImage) -> [Candidate] {
+    package static func candidates(in image: GrayImage) -> [Candidate] {
         var k = 1
         while image.width / k * (image.height / k) > 1_300_000 { k += 1 }
         let small = image.reduced(by: k)
