@@ -140,6 +140,8 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(bbox["x"]!, 1540, accuracy: 40, "\(bbox)")
         XCTAssertTrue((790...900).contains(bbox["y"]!), "its bars span y 797...889: \(bbox)")
         XCTAssertEqual(bbox["width"]!, 330, accuracy: 40, "\(bbox)")
+        let fast = try scan([CLI.fixture("shipping-label-photo.jpg")], ["--effort", "fast", "--time-budget", "0"])
+        XCTAssertEqual(fast.records.map { "\($0["text"] ?? "?")" }, ["1Z00004951000000"], "fast reads one scale only")
     }
 
     /// A label of several Code 128 codes: zbar reads ones zxing-cpp passed over (balanced runs

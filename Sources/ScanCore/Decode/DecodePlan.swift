@@ -207,22 +207,25 @@ package final class DecodePlan {
             // code and holds none of the codes read is read at full size by itself (its box and a
             // margin): a small Code 128 beside a big one on a shipping label has modules under a
             // pixel at 1/4, where only the big one reads.
-            if trustSmall, still, let small, clock.allows("the unread regions", &info) {
+            // Not `fast` (one read at one scale), as the half-size pass; a crop over 16 MP would be
+            // one long call the time budget cannot cut (the full-size pass tiles those).
+            if trustSmall, still, order != .fallback, let small, clock.allows("the unread regions", &info) {
                 let done = symbols.map(\.bbox), k = Double(small.k)
+                let bounds = region.flatMap { $0.box(inWidth: info.width, height: info.height) }
+                    ?? Box(x: 0, y: 0, width: info.width, height: info.height)
                 // Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller
                 // stripes of like gradients are edges, wood and cloth.
-                let unread = GrayLinear.candidates(in: small.image).filter { c in
+                let boxes = GrayLinear.candidates(in: small.image).filter { c in
                     c.halfHeight <= 1.5 * c.halfLength && !done.contains { $0.holds(c.cx * k, c.cy * k) }
-                }
-                if !unread.isEmpty {
+                }.compactMap { c in
+                    GrayLinear.Candidate(cx: c.cx * k, cy: c.cy * k, dx: c.dx, dy: c.dy,
+                                         halfLength: c.halfLength * k, halfHeight: c.halfHeight * k).box(inside: bounds)
+                }.filter { $0.width * $0.height <= Self.tiledAbove }.prefix(Self.unreadRegions)
+                if !boxes.isEmpty {
                     if full == nil, let data { full = try loader.decode(data, name: info.source) }
-                    if let image = full {
-                        let bounds = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
-                            ?? Box(x: 0, y: 0, width: image.width, height: image.height)
-                        for c in unread.prefix(Self.unreadRegions) {
-                            let scaled = GrayLinear.Candidate(cx: c.cx * k, cy: c.cy * k, dx: c.dx, dy: c.dy,
-                                                              halfLength: c.halfLength * k, halfHeight: c.halfHeight * k)
-                            guard let box = scaled.box(inside: bounds), clock.allows("the unread regions", &info) else { continue }
+                    if let image = full, image.width == info.width, image.height == info.height {
+                        for box in boxes {
+                            guard clock.allows("the unread regions", &info) else { break }
                             symbols += run(on: image.cropped(to: box), info: info, order: order, afterSmallPass: true, region: nil)
                                 .map { $0.offset(dx: box.x, dy: box.y) }
                         }

@@ -50,14 +50,14 @@ package struct GrayLinear: Sendable {
     package var readsSomething: Bool { ean13 || upca || ean8 }
 
     /// A region that looks like a linear code: its centre, scan direction and half extents, in
-    /// full-image pixels.
+    /// the pixels of the image given (full size for the gray-level reader).
     package struct Candidate: Equatable, Sendable {
         package var cx: Double, cy: Double
         /// The unit vector across the bars.
         package var dx: Double, dy: Double
         package var halfLength: Double, halfHeight: Double
 
-        /// Its upright box, with half its length more at each end (the quiet zones, and the
+        /// Its upright box, with a quarter of its length more at each end (the quiet zones, and the
         /// localization blocks' coarse edges) and its height more across, inside `bounds`.
         package func box(inside bounds: Box) -> Box? {
             let ax = abs(dx) * halfLength * 1.5 + abs(dy) * halfHeight * 2
