@@ -210,17 +210,13 @@ package final class DecodePlan {
             // Not `fast` (one read at one scale), as the half-size pass; a crop over 16 MP would be
             // one long call the time budget cannot cut (the full-size pass tiles those).
             if trustSmall, still, order != .fallback, let small, clock.allows("the unread regions", &info) {
-                let done = symbols.map(\.bbox), k = Double(small.k)
                 let bounds = region.flatMap { $0.box(inWidth: info.width, height: info.height) }
                     ?? Box(x: 0, y: 0, width: info.width, height: info.height)
                 // Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller
                 // stripes of like gradients are edges, wood and cloth.
-                let boxes = GrayLinear.candidates(in: small.image).filter { c in
-                    c.halfHeight <= 1.5 * c.halfLength && !done.contains { $0.holds(c.cx * k, c.cy * k) }
-                }.compactMap { c in
-                    GrayLinear.Candidate(cx: c.cx * k, cy: c.cy * k, dx: c.dx, dy: c.dy,
-                                         halfLength: c.halfLength * k, halfHeight: c.halfHeight * k).box(inside: bounds)
-                }.filter { $0.width * $0.height <= Self.tiledAbove }.prefix(Self.unreadRegions)
+                let boxes = GrayLinear.unread(in: small.image, scale: small.k, skipping: symbols.map(\.bbox))
+                    .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }
+                    .filter { $0.width * $0.height <= Self.tiledAbove }.prefix(Self.unreadRegions)
                 if !boxes.isEmpty {
                     if full == nil, let data { full = try loader.decode(data, name: info.source) }
                     if let image = full, image.width == info.width, image.height == info.height {
@@ -253,7 +249,7 @@ package final class DecodePlan {
                 func unconfirmedShort(_ s: Symbol) -> Bool { s.decoder == "zbar" && Symbology.shortProductCodes.contains(s.symbology.rawValue) }
                 let readBoxes = symbols.filter { !unconfirmedShort($0) }.map(\.bbox)
                 guard still, !grayRan, let gray = list.grayLinear, !symbols.contains(where: { $0.isProductCode && !unconfirmedShort($0) }),
-                      full != nil || small.map({ gray.hasCandidates(in: $0.image, scale: $0.k, skipping: readBoxes) }) ?? true,
+                      full != nil || gray.readsSomething && small.map({ !GrayLinear.unread(in: $0.image, scale: $0.k, skipping: readBoxes).isEmpty }) ?? true,
                       clock.allows("the gray-level reader", &info) else { return }
                 grayRan = true
                 if full == nil, let data { full = try loader.decode(data, name: info.source) }

@@ -57,6 +57,11 @@ package struct GrayLinear: Sendable {
         package var dx: Double, dy: Double
         package var halfLength: Double, halfHeight: Double
 
+        /// The same region in an image `k` times as large.
+        package func scaled(by k: Double) -> Candidate {
+            Candidate(cx: cx * k, cy: cy * k, dx: dx, dy: dy, halfLength: halfLength * k, halfHeight: halfHeight * k)
+        }
+
         /// Its upright box, with a quarter of its length more at each end (the quiet zones, and the
         /// localization blocks' coarse edges) and its height more across, inside `bounds`.
         package func box(inside bounds: Box) -> Box? {
@@ -82,14 +87,10 @@ package struct GrayLinear: Sendable {
         return Symbol.merged(symbols)
     }
 
-    /// Whether `image` (a copy at 1/`k` size) shows a candidate whose centre lies in none of
-    /// `done` (full-size boxes of codes read): worth decoding the full-size image for.
-    package func hasCandidates(in image: GrayImage, scale k: Int, skipping done: [Box]) -> Bool {
-        guard readsSomething, image.width >= 40, image.height >= 20 else { return false }
-        return Self.candidates(in: image).contains { c in
-            let x = c.cx * Double(k), y = c.cy * Double(k)
-            return !done.contains { $0.holds(x, y) }
-        }
+    /// The candidates of `image` (a copy at 1/`k` size) whose centres lie in none of `done`
+    /// (full-size boxes of codes read), in full-size pixels: where a code may be left unread.
+    package static func unread(in image: GrayImage, scale k: Int, skipping done: [Box]) -> [Candidate] {
+        candidates(in: image).map { $0.scaled(by: Double(k)) }.filter { c in !done.contains { $0.holds(c.cx, c.cy) } }
     }
 
     // MARK: Localization
