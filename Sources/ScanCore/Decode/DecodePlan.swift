@@ -21,17 +21,20 @@ import Synchronization
 ///    ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum
 ///    (after a gray-level reading, two passes of four, brightened and equalised, look for other
 ///    codes; a code of another kind they read at the gray-level reading's place takes that place).
-/// 4. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
+/// 4. Where no MaxiCode was read, ``MaxiCodeReader`` looks for MaxiCode bullseyes (zxing-cpp reads
+///    only pure images of that symbology): in the image in hand, then one found on the small copy
+///    but not read there in a full-size crop around it.
+/// 5. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
 ///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the
 ///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out. Then the
 ///    readings that disagree at one place are settled (``Symbol/resolvingEANConflicts(_:)``).
-/// 5. The gray-level EAN/UPC reader (``GrayLinear``), if it has not run, where no EAN/UPC code
+/// 6. The gray-level EAN/UPC reader (``GrayLinear``), if it has not run, where no EAN/UPC code
 ///    was read (a UPC-E or EAN-8 only zbar read does not count), skipping the regions of codes
-///    already read; its readings are judged as in 4, and conflicts settled again.
-/// 6. Where it has not run, the gray-level reader reads the place of each EAN/UPC code only
+///    already read; its readings are judged as in 5, and conflicts settled again.
+/// 7. Where it has not run, the gray-level reader reads the place of each EAN/UPC code only
 ///    zxing-cpp read that ``BarPattern`` could not judge (on the full-size image, when it was
 ///    loaded): the same digits confirm it, others make a conflict (both go).
-/// A video frame gets 1, 2 and 4, in the fallback order: the next frame has another chance.
+/// A video frame gets 1, 2 and 5, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
 /// then its own (every image at full size, zbar and zxing-cpp's thorough settings on every image,
@@ -46,6 +49,7 @@ package final class DecodePlan {
     private let workers: [FrameDecoder]
     private let list: DecoderList
     private let retries: StillRetries?
+    private let maxiCode: MaxiCodeReader?
     private let loader: ImageLoader
     private let region: Region?
     private let pyramid: Pyramid
@@ -82,6 +86,7 @@ package final class DecodePlan {
         self.list = list
         workers = list.makeWorkerDecoders()
         retries = list.retries?()
+        maxiCode = list.maxiCodes?()
         self.loader = loader
         self.region = region
         // A region in pixels is in full-frame terms: no reduced pass then.
@@ -226,6 +231,30 @@ package final class DecodePlan {
                                 .map { $0.offset(dx: box.x, dy: box.y) }
                         }
                         symbols = Symbol.merged(symbols)
+                    }
+                }
+            }
+            // MaxiCode in photos: zxing-cpp reads one only from a pure image (see MaxiCodeReader).
+            // Where none was read, its bullseyes are looked for in the image in hand (the small
+            // copy when the full-size image is not loaded); one found there but not read is read
+            // again in the full-size image, in its own box. Still images only: on a video stream
+            // the finder cost every frame about a tenth of the frame rate (`bench --stream`).
+            if still, let maxiCode, !symbols.contains(where: { $0.symbology.rawValue == "maxicode" }),
+               let (image, k) = full.map({ ($0, 1) }) ?? small, clock.allows("the MaxiCode reader", &info) {
+                let whole = Box(x: 0, y: 0, width: image.width, height: image.height)
+                if let bounds = region.map({ $0.box(inWidth: image.width, height: image.height) }) ?? whole {
+                    let (read, unread) = maxiCode.decode(bounds == whole ? image : image.cropped(to: bounds))
+                    symbols += read.map { $0.offset(dx: bounds.x, dy: bounds.y).scaled(by: k) }
+                    if k > 1, !unread.isEmpty, clock.allows("the MaxiCode reader", &info) {
+                        if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                        if let image = full, image.width == info.width, image.height == info.height {
+                            let inside = Box(x: bounds.x * k, y: bounds.y * k, width: bounds.width * k, height: bounds.height * k)
+                            for eye in unread.prefix(2) {
+                                let moved = MaxiCodeReader.Bullseye(x: eye.x + Double(bounds.x), y: eye.y + Double(bounds.y), module: eye.module)
+                                guard let box = moved.box(inside: inside, scale: k) else { continue }
+                                symbols += maxiCode.decode(image.cropped(to: box)).symbols.map { $0.offset(dx: box.x, dy: box.y) }
+                            }
+                        }
                     }
                 }
             }

@@ -34,6 +34,8 @@ package struct DecoderList {
     package var retries: (@Sendable () -> StillRetries)?
     /// The gray-level EAN/UPC reader, for still images where no EAN/UPC code was read.
     package var grayLinear: GrayLinear?
+    /// The MaxiCode reader for photos (one instance per worker), for still images where no MaxiCode was read.
+    package var maxiCodes: (@Sendable () -> MaxiCodeReader)?
     /// `--effort thorough`: the balanced plan's decoders (one list, or none), run first on each
     /// image file, so that thorough reads at least what balanced reads (see ``DecodePlan``).
     package var baseline: [DecoderList] = []

@@ -36,8 +36,9 @@ package final class ZXingDecoder: FrameDecoder {
     }
 
     /// - Parameters: `symbologies` to enable (names zxing-cpp does not read are ignored);
-    ///   `reportFailures`: also keep where codes were found but not decoded (``decodeReporting(_:)``).
-    package init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false) {
+    ///   `reportFailures`: also keep where codes were found but not decoded (``decodeReporting(_:)``);
+    ///   `pure`: images of one code and nothing else, black 0 and white 255 (``MaxiCodeReader``'s).
+    package init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false, pure: Bool = false) {
         guard let o = ZXing_ReaderOptions_new() else { preconditionFailure("ZXing_ReaderOptions_new failed") }
         options = o
         self.effort = effort
@@ -67,6 +68,10 @@ package final class ZXingDecoder: FrameDecoder {
             ZXing_ReaderOptions_setMinLineCount(options, 1)
         }
         ZXing_ReaderOptions_setReturnErrors(options, reportFailures)
+        if pure {
+            ZXing_ReaderOptions_setIsPure(options, true)
+            ZXing_ReaderOptions_setBinarizer(options, ZXing_Binarizer_FixedThreshold)
+        }
         self.wantsNothing = wanted.isEmpty
         self.wanted = Set(symbologies.map(\.rawValue))
     }
