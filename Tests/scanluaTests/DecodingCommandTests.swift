@@ -165,6 +165,16 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(fast.records.count, 0, "fast: no MaxiCode reader")
     }
 
+    /// A MaxiCode cut by the photo's edge, its bullseye found on the small copy (2001x1501 at 1/2,
+    /// whose sides round up) and not read: its full-size box stays inside the image, and the scan
+    /// goes on with the QR code beside it (the crop ran past the image once: the process trapped).
+    func testAMaxiCodeCutByThePhotosEdgeDoesNotStopTheScan() throws {
+        let r = try scan([CLI.fixture("maxicode-edge.jpg")], ["--time-budget", "0"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { $0["symbology"] as? String }, ["qrcode"])
+        XCTAssertEqual(r.records.first?["text"] as? String, "EDGE OF THE PHOTO")
+    }
+
     /// A label of several Code 128 codes: zbar reads ones zxing-cpp passed over (balanced runs
     /// it where zxing-cpp found only Code 128 and EAN/UPC codes). Real photos from the shared
     /// corpus (Dynamsoft challenging), when it is here.

@@ -22,8 +22,9 @@ import Synchronization
 ///    (after a gray-level reading, two passes of four, brightened and equalised, look for other
 ///    codes; a code of another kind they read at the gray-level reading's place takes that place).
 /// 4. Where no MaxiCode was read, ``MaxiCodeReader`` looks for MaxiCode bullseyes (zxing-cpp reads
-///    only pure images of that symbology): in the image in hand, then one found on the small copy
-///    but not read there in a full-size crop around it.
+///    only pure images of that symbology): in the small copy, then, where none was found there,
+///    in the full-size image if it was loaded; one found small but not read is read again in a
+///    full-size crop around it.
 /// 5. Every EAN/UPC reading, from any decoder and pass, must have no bars right past its ends
 ///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the
 ///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out. Then the
@@ -234,30 +235,6 @@ package final class DecodePlan {
                     }
                 }
             }
-            // MaxiCode in photos: zxing-cpp reads one only from a pure image (see MaxiCodeReader).
-            // Where none was read, its bullseyes are looked for in the image in hand (the small
-            // copy when the full-size image is not loaded); one found there but not read is read
-            // again in the full-size image, in its own box. Still images only: on a video stream
-            // the finder cost every frame about a tenth of the frame rate (`bench --stream`).
-            if still, let maxiCode, !symbols.contains(where: { $0.symbology.rawValue == "maxicode" }),
-               let (image, k) = full.map({ ($0, 1) }) ?? small, clock.allows("the MaxiCode reader", &info) {
-                let whole = Box(x: 0, y: 0, width: image.width, height: image.height)
-                if let bounds = region.map({ $0.box(inWidth: image.width, height: image.height) }) ?? whole {
-                    let (read, unread) = maxiCode.decode(bounds == whole ? image : image.cropped(to: bounds))
-                    symbols += read.map { $0.offset(dx: bounds.x, dy: bounds.y).scaled(by: k) }
-                    if k > 1, !unread.isEmpty, clock.allows("the MaxiCode reader", &info) {
-                        if full == nil, let data { full = try loader.decode(data, name: info.source) }
-                        if let image = full, image.width == info.width, image.height == info.height {
-                            let inside = Box(x: bounds.x * k, y: bounds.y * k, width: bounds.width * k, height: bounds.height * k)
-                            for eye in unread.prefix(2) {
-                                let moved = MaxiCodeReader.Bullseye(x: eye.x + Double(bounds.x), y: eye.y + Double(bounds.y), module: eye.module)
-                                guard let box = moved.box(inside: inside, scale: k) else { continue }
-                                symbols += maxiCode.decode(image.cropped(to: box)).symbols.map { $0.offset(dx: box.x, dy: box.y) }
-                            }
-                        }
-                    }
-                }
-            }
             // Precision first: an EAN/UPC reading with bars right past its ends is part of something
             // longer, and one whose digits do not make the bars in the image is another code. Before
             // the conflicts are settled and the gray-level reader's turn is decided: a reading left
@@ -325,6 +302,44 @@ package final class DecodePlan {
             if onlyGrayRead {
                 let others = symbols.filter { $0.decoder != "gray" && !$0.isProductCode }.map(\.bbox)
                 symbols.removeAll { s in s.decoder == "gray" && others.contains { $0.holds(Double(s.bbox.x) + Double(s.bbox.width) / 2, Double(s.bbox.y) + Double(s.bbox.height) / 2) } }
+            }
+            // MaxiCode in photos: zxing-cpp reads one only from a pure image (see MaxiCodeReader).
+            // Where none was read, its bullseyes are looked for in the small copy first (the
+            // finder's thresholds come from blocks a fraction of the image's side: a ring wider than
+            // them is missed, so large modules are found there), then, if none was found there, in
+            // the full-size image when it is loaded (small modules); a bullseye found small but not
+            // read is read again in the full-size image, in its own box. Still images only: on a
+            // video stream the finder cost every frame about a tenth of the frame rate (`bench --stream`).
+            if still, let maxiCode, !symbols.contains(where: { $0.symbology == .maxiCode }),
+               let (image, k) = small ?? full.map({ ($0, 1) }), clock.allows("the MaxiCode reader", &info) {
+                // The whole image or --roi's part of it: (symbols in full-size pixels, bullseyes in the image's).
+                func find(in image: GrayImage, k: Int) -> (symbols: [Symbol], unread: [MaxiCodeReader.Bullseye])? {
+                    let whole = Box(x: 0, y: 0, width: image.width, height: image.height)
+                    // Not above 16 MP: the finder's cost grows with the pixels (a large image's small copy is searched first).
+                    guard let bounds = region.map({ $0.box(inWidth: image.width, height: image.height) }) ?? whole,
+                          bounds.width * bounds.height <= Self.tiledAbove else { return nil }
+                    let (read, unread) = maxiCode.decode(bounds == whole ? image : image.cropped(to: bounds))
+                    return (read.map { $0.offset(dx: bounds.x, dy: bounds.y).scaled(by: k) },
+                            unread.map { MaxiCodeReader.Bullseye(x: $0.x + Double(bounds.x), y: $0.y + Double(bounds.y), module: $0.module) })
+                }
+                if let (read, unread) = find(in: image, k: k) {
+                    symbols += read
+                    if k > 1, read.isEmpty, clock.allows("the MaxiCode reader", &info) {
+                        if !unread.isEmpty, full == nil, let data { full = try loader.decode(data, name: info.source) }
+                        if let image = full, image.width == info.width, image.height == info.height {
+                            if unread.isEmpty {
+                                symbols += find(in: image, k: 1)?.symbols ?? []
+                            } else {
+                                let inside = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
+                                    ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+                                for eye in unread.prefix(2) {
+                                    guard let box = eye.box(inside: inside, scale: k) else { continue }
+                                    symbols += maxiCode.decode(image.cropped(to: box)).symbols.map { $0.offset(dx: box.x, dy: box.y) }
+                                }
+                            }
+                        }
+                    }
+                }
             }
             symbols = Symbol.resolvingEANConflicts(judged(symbols))
             try readGray()

@@ -16,7 +16,7 @@ package final class MaxiCodeReader {
     private let zxing: ZXingDecoder
 
     package init() {
-        zxing = ZXingDecoder(symbologies: [Symbology(rawValue: "maxicode")], effort: .fast, pure: true)
+        zxing = ZXingDecoder(symbologies: [.maxiCode], effort: .fast, pure: true)
     }
 
     /// A bullseye found in an image: its centre and X (pixels).
@@ -36,10 +36,9 @@ package final class MaxiCodeReader {
     }
 
     /// The MaxiCodes read in `image`, and the bullseyes found whose symbols were not read.
-    /// Bullseyes inside `skipping` (codes already read) are passed over.
-    package func decode(_ image: GrayImage, skipping: [Box] = []) -> (symbols: [Symbol], unread: [Bullseye]) {
+    package func decode(_ image: GrayImage) -> (symbols: [Symbol], unread: [Bullseye]) {
         var symbols: [Symbol] = [], unread: [Bullseye] = []
-        for eye in Self.bullseyes(in: image) where !skipping.contains(where: { $0.holds(eye.x, eye.y) }) {
+        for eye in Self.bullseyes(in: image) {
             if let symbol = read(image, at: eye) { symbols.append(symbol) } else { unread.append(eye) }
         }
         return (symbols, unread)
@@ -72,15 +71,15 @@ package final class MaxiCodeReader {
             }
             func dark(_ x: Int, _ y: Int) -> Bool { smoothed(x, y) < 16 * thresholds.at(x, y) }
             var runs: [Int] = [], column = [Int](repeating: 0, count: w), row = [Int](repeating: 0, count: w)
-            // Every other row; every third above 2 MP (a symbol there with X under 3 pixels, 90
-            // pixels across, is past reading anyway). Rows within 0.58 X of the centre cross it.
-            for y in stride(from: 1, to: h - 1, by: w * h > 2_000_000 ? 3 : 2) {
+            // Every third row: rows within 0.58 X of the centre cross it, and a symbol with X
+            // under 3 pixels (90 pixels across) is past reading anyway.
+            for y in stride(from: 1, to: h - 1, by: 3) {
                 // The row smoothed, and its runs (starting with a light one, possibly empty).
                 runs.removeAll(keepingCapacity: true)
                 column.withUnsafeMutableBufferPointer { column in
                     row.withUnsafeMutableBufferPointer { row in
-                        let above = px.baseAddress! + (y - 1) * w, at = above + w, below = at + w
-                        for x in 0..<w { column[x] = Int(above[x]) + 2 * Int(at[x]) + Int(below[x]) }
+                        let above = (y - 1) * w, at = above + w, below = at + w
+                        for x in 0..<w { column[x] = Int(px[above + x]) + 2 * Int(px[at + x]) + Int(px[below + x]) }
                         row[0] = 4 * column[0]; row[w - 1] = 4 * column[w - 1]
                         for x in 1..<(w - 1) { row[x] = column[x - 1] + 2 * column[x] + column[x + 1] }
                         var current = false, length = 0
@@ -95,6 +94,7 @@ package final class MaxiCodeReader {
                         runs.append(length)
                     }
                 }
+                despeckle(&runs)
                 // Runs at odd indices are dark.
                 var start = runs[0]
                 var i = 1
@@ -116,8 +116,9 @@ package final class MaxiCodeReader {
                     let cx = Double(centre) + Double(window[5]) / 2
                     if found.contains(where: { abs($0.x - cx) < 3 * $0.module && abs($0.y - Double(y)) < 3 * $0.module }) { continue }
                     // Down the column through the centre, then across the row through that, for x.
-                    guard let (cy, vunit) = lineCentre(Int(cx), y, across: false, image: image, dark: dark),
-                          let (rx, hunit) = lineCentre(Int(cx), Int(cy.rounded()), across: true, image: image, dark: dark),
+                    let longest = 4 * window[1...9].reduce(0, +) / 9 + 2
+                    guard let (cy, vunit) = lineCentre(Int(cx), y, across: false, longest: longest, image: image, dark: dark),
+                          let (rx, hunit) = lineCentre(Int(cx), Int(cy.rounded()), across: true, longest: longest, image: image, dark: dark),
                           vunit < 1.5 * hunit, hunit < 1.5 * vunit else { continue }
                     // Confirmed by the rings all round (a row through data modules beside the
                     // bullseye can look like it too); the fit moves the centre where the rings say.
@@ -169,21 +170,49 @@ package final class MaxiCodeReader {
         return unit
     }
 
+    /// A run of one pixel right after a run of 12 or more is a blurred edge crossing a step between
+    /// two blocks' thresholds, not a ring (rings that wide have no runs of one; at X 5 or 6,
+    /// blurred, they do).
+    static func isSpeck(_ run: Int, after previous: Int) -> Bool { run == 1 && previous >= 12 }
+
+    /// Each speck is merged, with the run after it, into the run before: dark and light keep alternating.
+    package static func despeckle(_ runs: inout [Int]) {
+        var kept = 0, i = 0
+        while i < runs.count {
+            if kept > 0, isSpeck(runs[i], after: runs[kept - 1]), i + 1 < runs.count {
+                runs[kept - 1] += 1 + runs[i + 1]
+                i += 2
+            } else {
+                runs[kept] = runs[i]
+                kept += 1
+                i += 1
+            }
+        }
+        runs.removeLast(runs.count - kept)
+    }
+
     /// The bullseye's centre through the light pixel (x, y), down its column (`across` false) or
-    /// along its row (`across` true): the coordinate on that line and the mean ring run.
-    private static func lineCentre(_ x: Int, _ y: Int, across: Bool, image: GrayImage, dark: (Int, Int) -> Bool) -> (Double, Double)? {
+    /// along its row (`across` true): the coordinate on that line and the mean ring run. A run
+    /// longer than `longest` (the outer ring's, three times that) is not the rings: the line ends
+    /// there, so a crafted image of long stripes costs no more than one of rings.
+    private static func lineCentre(_ x: Int, _ y: Int, across: Bool, longest: Int, image: GrayImage,
+                                   dark: (Int, Int) -> Bool) -> (Double, Double)? {
         guard x >= 0, x < image.width, y >= 0, y < image.height, !dark(x, y) else { return nil }
         let limit = across ? image.width : image.height, start = across ? x : y
         func runs(step: Int) -> [Int]? {
             var out: [Int] = [], at = start, current = false, length = 0
-            while out.count < 6 {
+            while true {
                 at += step
                 guard at >= 0, at < limit else { return nil }
                 let d = across ? dark(at, y) : dark(x, at)
-                if d == current { length += 1 } else { out.append(length); current = d; length = 1 }
-                if length > limit / 4 { return nil }
+                if d == current { length += 1 } else {
+                    out.append(length); current = d; length = 1
+                    despeckle(&out)
+                    // Six runs are final unless the sixth is a speck (merged with the run after it).
+                    if out.count > 6 || out.count == 6 && !isSpeck(out[5], after: out[4]) { return Array(out.prefix(6)) }
+                }
+                if length > (out.count < 5 ? longest : 3 * longest) { return nil }
             }
-            return out
         }
         guard let before = runs(step: -1), let after = runs(step: 1) else { return nil }
         // before[0] and after[0]: the centre's light on either side of the pixel (itself one more).
@@ -240,7 +269,8 @@ package final class MaxiCodeReader {
 }
 
 /// Block thresholds for the bullseye search: the mean gray of each block and its eight
-/// neighbours; where their spread is no more than noise's, nothing there is dark (no edges to find).
+/// neighbours; where their spread is no more than noise's, nothing there is dark (no edges to
+/// find) unless it is darker than the thresholds beside it.
 private struct BlockThresholds {
     let side: Int, columns: Int
     var values: [Int]
@@ -251,14 +281,14 @@ private struct BlockThresholds {
         self.columns = columns
         let rows = (image.height + side - 1) / side
         var sum = [Int](repeating: 0, count: columns * rows), squares = sum, count = sum
-        // Every other row is enough for a block's mean and spread.
+        // Every fourth row is enough for a block's mean and spread.
         image.pixels.withUnsafeBufferPointer { px in
-            for y in stride(from: 1, to: image.height, by: 2) {
-                let b = (y / side) * columns, line = px.baseAddress! + y * image.width
+            for y in stride(from: 1, to: image.height, by: 4) {
+                let b = (y / side) * columns, line = y * image.width
                 for bx in 0..<columns {
                     var s = 0, q = 0
                     let x0 = bx * side, x1 = min(image.width, x0 + side)
-                    for x in x0..<x1 { let v = Int(line[x]); s += v; q += v * v }
+                    for x in x0..<x1 { let v = Int(px[line + x]); s += v; q += v * v }
                     sum[b + bx] += s; squares[b + bx] += q; count[b + bx] += x1 - x0
                 }
             }
@@ -275,7 +305,13 @@ private struct BlockThresholds {
                 }
                 guard n > 0 else { continue }
                 let mean = Double(s) / Double(n), variance = Double(q) / Double(n) - mean * mean
-                values[by * columns + bx] = variance < 12 * 12 ? 0 : Int(mean.rounded())
+                if variance >= 12 * 12 { values[by * columns + bx] = Int(mean.rounded()); continue }
+                // A flat block: half its mean (nothing there is dark), unless it is darker than its
+                // neighbours' threshold (left, above): then it lies inside a dark ring wider than
+                // the blocks and takes their threshold (as zxing-cpp's HybridBinarizer does).
+                let before = (bx > 0 ? [values[by * columns + bx - 1]] : []) + (by > 0 ? [values[(by - 1) * columns + bx]] : [])
+                let t = before.isEmpty ? 0 : before.reduce(0, +) / before.count
+                values[by * columns + bx] = mean < Double(t) ? t : Int(mean / 2)
             }
         }
     }
@@ -391,7 +427,7 @@ struct SymbolGrid {
         var profile: [Double] = []
         var t = 0.0
         while t <= limit {
-            guard let g = image.bilinear(cx + dx * t, cy + dy * t) else { break }
+            guard let g = LinearSpan.sample(image, x: cx + dx * t, y: cy + dy * t) else { break }
             profile.append(g)
             t += step
         }
@@ -444,7 +480,7 @@ struct SymbolGrid {
 
     func sample(_ image: GrayImage, _ index: Int) -> Double {
         let m = Self.centres[index], q = map(m.x, m.y)
-        return image.bilinear(q.x, q.y) ?? threshold
+        return LinearSpan.sample(image, x: q.x, y: q.y) ?? threshold
     }
 
     /// The whole symbol's contrast: data modules far from the threshold where the grid sits on
@@ -537,16 +573,4 @@ private func solve3(_ m: [[Double]], _ v: [Double]) -> (Double, Double, Double)?
         }
     }
     return (b[0] / a[0][0], b[1] / a[1][1], b[2] / a[2][2])
-}
-
-extension GrayImage {
-    /// The gray level at a point between samples (bilinear), or nil outside the image.
-    func bilinear(_ x: Double, _ y: Double) -> Double? {
-        guard x >= 0, y >= 0, x <= Double(width - 1), y <= Double(height - 1) else { return nil }
-        let x0 = min(Int(x), width - 2), y0 = min(Int(y), height - 2)
-        let fx = x - Double(x0), fy = y - Double(y0)
-        let i = y0 * width + x0
-        let a = Double(pixels[i]), b = Double(pixels[i + 1]), c = Double(pixels[i + width]), d = Double(pixels[i + width + 1])
-        return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-    }
 }

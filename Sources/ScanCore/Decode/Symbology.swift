@@ -108,6 +108,8 @@ package struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// (EAN-13, UPC-A, ISBN-13): see ``Symbol/isShortProductCode(inside:)``.
     package static let shortProductCodes: Set<String> = ["upce", "ean8"]
     package static let longProductCodes: Set<String> = ["ean13", "upca", "isbn13"]
+    /// MaxiCode, which has a reader of its own for photos (``MaxiCodeReader``).
+    package static let maxiCode = Symbology(rawValue: "maxicode")
 
     package static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
 

@@ -88,7 +88,7 @@ package final class ScanSession {
         // Still images get retries on what is left open (not with --effort fast).
         if zxing && effort != .fast { list.retries = { StillRetries(symbologies: symbologies, effort: effort) } }
         // MaxiCodes in photos (zxing-cpp reads only pure images of them): not with --effort fast.
-        if zxing && effort != .fast && symbologies.contains(Symbology(rawValue: "maxicode")) { list.maxiCodes = { MaxiCodeReader() } }
+        if zxing && effort != .fast && symbologies.contains(.maxiCode) { list.maxiCodes = { MaxiCodeReader() } }
         if settings.decoders.contains("zbar") && symbologies.contains(where: { $0.entry?.zbarType != nil }) {
             // zbar runs where zxing-cpp found nothing (zxing-cpp reads more, and faster); on image
             // files also where it found only EAN/UPC codes, which zbar misreads less often, or Code

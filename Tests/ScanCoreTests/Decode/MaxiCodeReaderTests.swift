@@ -10,7 +10,7 @@ final class MaxiCodeReaderTests: XCTestCase {
 
     func testAMaxiCodeInAPhotoIsRead() throws {
         let image = try Fixture.image("maxicode-photo.jpg")
-        XCTAssertEqual(ZXingDecoder(symbologies: [Symbology(rawValue: "maxicode")], effort: .thorough).decode(image).count, 0,
+        XCTAssertEqual(ZXingDecoder(symbologies: [.maxiCode], effort: .thorough).decode(image).count, 0,
                        "zxing-cpp reads it alone: no test of ours")
         let (symbols, unread) = MaxiCodeReader().decode(image)
         XCTAssertEqual(unread, [])
@@ -37,6 +37,38 @@ final class MaxiCodeReaderTests: XCTestCase {
         XCTAssertEqual(eye.x, 201.5, accuracy: 0.5)
         XCTAssertEqual(eye.y, 148.25, accuracy: 0.5)
         XCTAssertEqual(eye.module, 7, accuracy: 0.3)
+    }
+
+    /// A close-up (X about 33 pixels in a 1600x1200 photo): rings wider than the finder's
+    /// threshold blocks, whose flat insides take the threshold beside them.
+    func testAMaxiCodeCloseUpIsRead() throws {
+        let (symbols, unread) = MaxiCodeReader().decode(try Fixture.image("maxicode-close.jpg"))
+        XCTAssertEqual(unread, [])
+        XCTAssertEqual(symbols.map(\.text), [Self.labelText])
+    }
+
+    /// Rings 40 pixels a module on white (their insides flat): found, with their centre and X.
+    func testWideRingsAreFound() throws {
+        let eyes = MaxiCodeReader.bullseyes(in: Self.target(width: 1600, height: 1200, cx: 700.5, cy: 560, module: 40))
+        let eye = try XCTUnwrap(eyes.first)
+        XCTAssertEqual(eyes.count, 1)
+        XCTAssertEqual(eye.x, 700.5, accuracy: 1)
+        XCTAssertEqual(eye.y, 560, accuracy: 1)
+        XCTAssertEqual(eye.module, 40, accuracy: 1.5)
+    }
+
+    /// One-pixel runs after a long run (a blurred edge across two blocks' thresholds) are merged
+    /// into it with the run after them; after shorter runs (rings at X 5 or 6) they stay.
+    func testSpecksAreMergedIntoTheRunBefore() {
+        var runs = [3, 24, 1, 1, 24, 26, 1, 30, 8]
+        MaxiCodeReader.despeckle(&runs)
+        XCTAssertEqual(runs, [3, 26, 24, 57, 8])
+        var short = [2, 6, 1, 5, 1, 1, 4]
+        MaxiCodeReader.despeckle(&short)
+        XCTAssertEqual(short, [2, 6, 1, 5, 1, 1, 4])
+        var last = [12, 1]
+        MaxiCodeReader.despeckle(&last)
+        XCTAssertEqual(last, [12, 1], "a speck with no run after it is left for the next")
     }
 
     /// Rings with no symbol round them (a target, a logo) are a bullseye not read: no symbol.
@@ -73,7 +105,7 @@ final class MaxiCodeReaderTests: XCTestCase {
 
     /// A grid with nothing dark (a bullseye sampled over blank paper) is no code, and no crash.
     func testAnEmptyGridReadsNothing() {
-        XCTAssertEqual(ZXingDecoder(symbologies: [Symbology(rawValue: "maxicode")], effort: .fast, pure: true)
+        XCTAssertEqual(ZXingDecoder(symbologies: [.maxiCode], effort: .fast, pure: true)
             .decode(MaxiCodeReader.pureImage([Bool](repeating: false, count: 990))), [])
     }
 
