@@ -51,7 +51,7 @@ package final class MaxiCodeReader {
     /// At most this many places that look like a bullseye along a row and a column are checked all round.
     static let maxAttempts = 64
 
-    /// Bullseyes: rows of the image (every other one) binarized against their neighbourhood and
+    /// Bullseyes: rows of the image (every third one) binarized against their neighbourhood and
     /// searched for the rings' 11 runs (dark, light, dark, light, dark, the centre, and back),
     /// each confirmed down the column through its centre.
     package static func bullseyes(in image: GrayImage) -> [Bullseye] {
@@ -397,7 +397,8 @@ struct SymbolGrid {
                 count += 1
             }
         }
-        guard count >= 24, let (a, b, c) = solve3(m, v) else { return nil }
+        guard count >= 24, let abc = BarPattern.solve(m, v) else { return nil }
+        let (a, b, c) = (abc[0], abc[1], abc[2])
         // The conic's matrix Q = [[a, b/2], [b/2, c]]; the map from the circle is Q^(-1/2).
         let q12 = b / 2, tr = a + c, det = a * c - q12 * q12
         guard a > 0, c > 0, det > 0 else { return nil }
@@ -515,30 +516,14 @@ struct SymbolGrid {
     /// rings and gaps (the sampled levels' own midpoint first).
     func readings(_ image: GrayImage) -> [[Bool]] {
         let values = (0..<Self.centres.count).map { sample(image, $0) }
-        let data = values.enumerated().filter { !Self.unused.contains($0.offset) }.map(\.element).sorted()
-        let otsu = Self.otsu(data)
+        let data = values.enumerated().filter { !Self.unused.contains($0.offset) }.map { UInt8(max(0, min(255, $0.element.rounded()))) }
+        let otsu = Double(FrameOps.otsu(data)) - 0.5
         return [otsu, threshold].map { t in
             var bits = values.map { $0 < t }
             for (r, c) in Self.fixedDark { bits[r * 30 + c] = true }
             for (r, c) in Self.fixedLight { bits[r * 30 + c] = false }
             return bits
         }
-    }
-
-    /// The threshold between two groups of sorted values that keeps each group tightest.
-    static func otsu(_ sorted: [Double]) -> Double {
-        guard sorted.count > 2 else { return 128 }
-        let total = sorted.reduce(0, +)
-        var best = (score: -1.0, t: sorted[sorted.count / 2])
-        var left = 0.0
-        for i in 1..<sorted.count {
-            left += sorted[i - 1]
-            let n0 = Double(i), n1 = Double(sorted.count - i)
-            let m0 = left / n0, m1 = (total - left) / n1
-            let score = n0 * n1 * (m1 - m0) * (m1 - m0)
-            if score > best.score { best = (score, (sorted[i - 1] + sorted[i]) / 2) }
-        }
-        return best.t
     }
 
     /// The symbol's corners in the image: top left, top right, bottom right, bottom left.
@@ -550,27 +535,6 @@ struct SymbolGrid {
     /// Which way the symbol's top faces, as the other decoders name it.
     var orientation: String {
         let up = map(0, -10), c = map(0, 0)
-        let deg = atan2(up.x - c.x, c.y - up.y) * 180 / .pi
-        switch (deg + 360).truncatingRemainder(dividingBy: 360) {
-        case 0..<45, 315..<360: return "up"
-        case 45..<135: return "right"
-        case 135..<225: return "down"
-        default: return "left"
-        }
+        return Symbol.orientation(degrees: Int((atan2(up.x - c.x, c.y - up.y) * 180 / .pi).rounded()))
     }
-}
-
-/// Solves the 3x3 system m·x = v (Gaussian elimination with pivoting); nil if singular.
-private func solve3(_ m: [[Double]], _ v: [Double]) -> (Double, Double, Double)? {
-    var a = m, b = v
-    for col in 0..<3 {
-        guard let pivot = (col..<3).max(by: { abs(a[$0][col]) < abs(a[$1][col]) }), abs(a[pivot][col]) > 1e-12 else { return nil }
-        a.swapAt(col, pivot); b.swapAt(col, pivot)
-        for row in 0..<3 where row != col {
-            let f = a[row][col] / a[col][col]
-            for k in col..<3 { a[row][k] -= f * a[col][k] }
-            b[row] -= f * b[col]
-        }
-    }
-    return (b[0] / a[0][0], b[1] / a[1][1], b[2] / a[2][2])
 }

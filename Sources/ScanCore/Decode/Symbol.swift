@@ -89,3 +89,16 @@ package struct Symbol: Equatable, Sendable {
         self.addon = addon
     }
 }
+
+extension Symbol {
+    /// The `orientation` of a code whose top is turned `degrees` clockwise from up (zxing-cpp's
+    /// angle, the MaxiCode reader's grid): the nearest quarter turn.
+    package static func orientation(degrees: Int) -> String {
+        switch (degrees % 360 + 360) % 360 {
+        case 0..<45, 315..<360: return "up"
+        case 45..<135: return "right"
+        case 135..<225: return "down"
+        default: return "left"
+        }
+    }
+}

@@ -200,13 +200,7 @@ package final class ZXingDecoder: FrameDecoder {
         }
         let p = ZXing_Barcode_position(b)
         let corners = [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) }
-        let orientation: String
-        switch (Int(ZXing_Barcode_orientation(b)) % 360 + 360) % 360 {
-        case 0..<45, 315..<360: orientation = "up"
-        case 45..<135: orientation = "right"
-        case 135..<225: orientation = "down"
-        default: orientation = "left"
-        }
+        let orientation = Symbol.orientation(degrees: Int(ZXing_Barcode_orientation(b)))
         let gs1 = ZXing_Barcode_contentType(b) == ZXing_ContentType_GS1
         var symbol = Symbol(symbology: Symbology(rawValue: name), bytes: bytes, points: corners, orientation: orientation,
                             quality: Int(max(1, ZXing_Barcode_lineCount(b))), modifiers: gs1 ? ["gs1"] : [], addon: addon)
