@@ -6,13 +6,20 @@ import Dispatch
 /// which the binarizer takes for flat) or were found but failed their checksum (curved, glare,
 /// damaged); small scans of linear codes that read as nothing gain from the equalised pass.
 ///
-/// The passes run only when something is open, so an image read cleanly costs one QR-only check:
+/// The passes run only when something is open, so an image read cleanly costs one check (QR
+/// codes, and the kinds of ``placesRetried`` read there):
 /// - the frame is dark (median brightness below 40): gamma 0.5;
 /// - nothing was read, or a QR code was found but not decoded: gamma 0.5, CLAHE (8x8 tiles,
 ///   clip 2) enlarged 1.5x (small images) or 1.25x, CLAHE with clip 4, and gamma 1.5 (a
 ///   washed-out code darkened);
 /// - nothing was read but a blurred product code the gray-level reader read (it goes first
-///   where the first read found nothing): gamma 0.5 and the enlarged CLAHE pass only.
+///   where the first read found nothing): gamma 0.5 and the enlarged CLAHE pass only;
+/// - a code of ``placesRetried`` was found but not decoded beside others of its kind that were
+///   (the check looks for these kinds only where one was read: a tray of DataMatrix labels, a
+///   shelf of Code 128s): its place (its box and half as much again on each side) is read again
+///   by itself, as it is and in the four passes (and gamma 1.5), for that kind only, until one
+///   reads it. In a crop of its own the binarizer and the equalisation see that code alone (on
+///   the shared photo sets: 6 more codes, none wrong).
 /// `--effort thorough` runs every pass on every still image. On images
 /// of more than 2 megapixels the retries look for QR codes only (an all-formats read of 12 MP
 /// costs ten times as much); smaller ones for every wanted format when nothing was read.
@@ -21,6 +28,18 @@ package final class StillRetries {
     /// QR only, with failed detections reported (the trigger); nil when QR codes are not wanted.
     private let qr: ZXingDecoder?
     private let thorough: Bool
+    private let wanted: Set<Symbology>
+    /// The checks with failed detections reported, by the kinds they look for, and the decoders
+    /// of one kind for failed places: made when first needed (one plan's, one thread's).
+    private var checks: [Set<Symbology>: ZXingDecoder] = [:]
+    private var single: [Symbology: ZXingDecoder] = [:]
+
+    /// Kinds whose codes found but not decoded are read again at their places: codes with a
+    /// strong check (Reed-Solomon, Code 128's checksum), where another read gives the content or
+    /// nothing, not other digits. (A QR code's failure reopens the whole image: see `failedQR`.)
+    package static let placesRetried: Set<Symbology> = Set(["datamatrix", "aztec", "pdf417", "code128"].map(Symbology.init(rawValue:)))
+    /// At most this many failed places are read again per image.
+    package static let placesAtMost = 16
 
     package static let darkBelow = 40
     package static let largePixels = 2_000_000
@@ -32,6 +51,7 @@ package final class StillRetries {
         let qrcode = Symbology(rawValue: "qrcode")
         qr = symbologies.contains(qrcode) ? ZXingDecoder(symbologies: [qrcode], effort: .balanced, reportFailures: true) : nil
         thorough = effort == .thorough
+        wanted = symbologies
     }
 
     /// What is open after the first read.
@@ -43,12 +63,18 @@ package final class StillRetries {
         /// the brightened and equalised passes look for other codes (a dark or low-contrast one
         /// beside it); on the shared corpus the other two passes read nothing more there.
         package var onlyGrayRead = false
-        package var any: Bool { dark || nothingRead || failedQR || onlyGrayRead }
-        package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false, onlyGrayRead: Bool = false) {
+        /// Codes of ``placesRetried`` found but not decoded (full-size pixels), where none was read.
+        package var failedPlaces: [ZXingDecoder.Failure] = []
+        package var any: Bool { dark || nothingRead || failedQR || onlyGrayRead || !failedPlaces.isEmpty }
+        /// Whether the passes over the whole image run (failed places alone are read by themselves).
+        var wholeImage: Bool { dark || nothingRead || failedQR || onlyGrayRead }
+        package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false, onlyGrayRead: Bool = false,
+                     failedPlaces: [ZXingDecoder.Failure] = []) {
             self.dark = dark
             self.nothingRead = nothingRead
             self.failedQR = failedQR
             self.onlyGrayRead = onlyGrayRead
+            self.failedPlaces = failedPlaces
         }
     }
 
@@ -59,21 +85,72 @@ package final class StillRetries {
         open.dark = image.medianBrightness() < Self.darkBelow
         open.nothingRead = found.isEmpty
         if thorough { open.failedQR = true }
-        guard let qr, !open.nothingRead, !thorough else { return (open, []) }
+        guard !open.nothingRead, !thorough, let check = check(for: found) else { return (open, []) }
         let whole = Box(x: 0, y: 0, width: image.width, height: image.height)
         guard let box = region.map({ $0.box(inWidth: image.width, height: image.height) }) ?? whole else { return (open, []) }
-        let r = qr.decodeReporting(box == whole ? image : image.cropped(to: box))
+        let r = check.decodeReporting(box == whole ? image : image.cropped(to: box))
         let read = r.symbols.map { $0.offset(dx: box.x, dy: box.y).scaled(by: k) }
-        let failures = r.failures.map { Box(x: ($0.x + box.x) * k, y: ($0.y + box.y) * k, width: $0.width * k, height: $0.height * k) }
         let all = found + read
-        open.failedQR = failures.contains { f in !all.contains { $0.bbox.intersects(f) } }
+        // Failures where no code was read (a decoder may fail on a code another one read).
+        let failures = r.failures.map { f in
+            ZXingDecoder.Failure(symbology: f.symbology, box: Box(x: (f.box.x + box.x) * k, y: (f.box.y + box.y) * k, width: f.box.width * k, height: f.box.height * k))
+        }.filter { f in !all.contains { $0.bbox.intersects(f.box) } }
+        // The QR reader names some failures Micro QR or rMQR (its family): all reopen the image.
+        open.failedQR = failures.contains { !Self.placesRetried.contains($0.symbology) }
+        open.failedPlaces = Array(failures.filter { Self.placesRetried.contains($0.symbology) }.prefix(Self.placesAtMost))
         return (open, read)
+    }
+
+    /// The check for an image where `found` was read: QR codes (if wanted), and the kinds of
+    /// ``placesRetried`` read there; nil when there is nothing to look for.
+    private func check(for found: [Symbol]) -> ZXingDecoder? {
+        let kinds = Set(found.map(\.symbology)).intersection(Self.placesRetried).intersection(wanted)
+        if kinds.isEmpty { return qr }
+        let formats = kinds.union(qr == nil ? [] : [Symbology(rawValue: "qrcode")])
+        if let made = checks[formats] { return made }
+        let made = ZXingDecoder(symbologies: formats, effort: .balanced, reportFailures: true)
+        checks[formats] = made
+        return made
     }
 
     /// The passes for what is `open`, on the full-size `image`: the symbols they read, and
     /// whether `deadline` (the image's time budget) cut some passes.
     package func retry(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime? = nil) -> ([Symbol], skipped: Bool) {
         guard open.any else { return ([], false) }
+        var (symbols, skipped) = open.wholeImage ? passes(image, open: open, region: region, deadline: deadline) : ([], false)
+        let whole = Box(x: 0, y: 0, width: image.width, height: image.height)
+        let bounds = region.map { $0.box(inWidth: image.width, height: image.height) } ?? whole
+        for place in open.failedPlaces where !symbols.contains(where: { $0.bbox.intersects(place.box) }) {
+            guard let bounds, let box = place.box.withMargins(inside: bounds) else { continue }
+            if let deadline, DispatchTime.now() >= deadline { skipped = true; break }
+            let (read, cut) = passes(on: image.cropped(to: box), kind: place.symbology, deadline: deadline)
+            symbols += read.map { $0.offset(dx: box.x, dy: box.y) }
+            skipped = skipped || cut
+        }
+        return (symbols, skipped)
+    }
+
+    /// A failed place (a crop) read as it is, then brightened, equalised and enlarged, equalised
+    /// harder and darkened, for its kind only, until one reads it.
+    private func passes(on crop: GrayImage, kind: Symbology, deadline: DispatchTime?) -> ([Symbol], skipped: Bool) {
+        let decoder = single[kind] ?? ZXingDecoder(symbologies: [kind], effort: .balanced)
+        single[kind] = decoder
+        let enlarge = 1.5
+        let pictures: [() -> GrayImage] = [{ crop }, { crop.mapped(Self.brighten) }, { crop.equalizedLocally(clip: 2).resized(by: enlarge) },
+                                           { crop.equalizedLocally(clip: 4) }, { crop.mapped(Self.darken) }]
+        for (i, picture) in pictures.enumerated() {
+            if let deadline, DispatchTime.now() >= deadline { return ([], true) }
+            let read = decoder.decode(picture())
+            guard read.isEmpty else {
+                let symbols = i == 2 ? read.map { $0.scaled(down: enlarge) } : read
+                return (symbols.map { $0.clamped(width: crop.width, height: crop.height) }, false)
+            }
+        }
+        return ([], false)
+    }
+
+    /// The passes over the whole `image` (or its region) for what is `open`.
+    private func passes(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime?) -> ([Symbol], skipped: Bool) {
         let large = image.width * image.height > Self.largePixels
         let decoder = large || !(open.nothingRead || open.onlyGrayRead) ? (qr ?? every) : every
         guard decoder.readsSomething else { return ([], false) }
@@ -97,6 +174,15 @@ package final class StillRetries {
 }
 
 extension Box {
+    /// This box and half as much again on each side, plus 8 pixels, inside `bounds` (nil when
+    /// nothing is left): a code's box with room for its quiet zones, for reading it by itself.
+    package func withMargins(inside bounds: Box) -> Box? {
+        let mx = width / 2 + 8, my = height / 2 + 8
+        let x0 = max(bounds.x, x - mx), y0 = max(bounds.y, y - my)
+        let x1 = min(bounds.x + bounds.width, x + width + mx), y1 = min(bounds.y + bounds.height, y + height + my)
+        return x1 > x0 && y1 > y0 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
     /// Whether the two boxes share any pixel.
     package func intersects(_ o: Box) -> Bool {
         x < o.x + o.width && o.x < x + width && y < o.y + o.height && o.y < y + height

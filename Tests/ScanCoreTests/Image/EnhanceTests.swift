@@ -64,4 +64,30 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(found.first?.bbox.width ?? 0, 200, accuracy: 16, "in the image's own coordinates (25 modules of 8 pixels)")
         XCTAssertTrue(retries.retry(image, open: StillRetries.Open(), region: nil).0.isEmpty, "nothing open: no pass")
     }
+
+    /// Four DataMatrix labels, the fourth blurred and washed out: zxing-cpp reads three and finds
+    /// the fourth but fails its checksum. The check looks for DataMatrix failures because
+    /// DataMatrix codes were read; the failed place, read by itself, gives the fourth.
+    func testAFailedDataMatrixBesideReadOnesIsReadAgainAtItsPlace() throws {
+        let image = try Fixture.image("datamatrix-tray.jpg")
+        let wanted = Symbology.defaultSet
+        let first = ZXingDecoder(symbologies: wanted).decode(image)
+        XCTAssertEqual(first.map(\.text).sorted(), ["case-001", "case-002", "case-003"])
+        let retries = StillRetries(symbologies: wanted, effort: .balanced)
+        let (open, _) = retries.check(image, k: 1, found: first, region: nil)
+        XCTAssertEqual(open.failedPlaces.map(\.symbology.rawValue), ["datamatrix"])
+        XCTAssertFalse(open.failedQR || open.nothingRead || open.dark)
+        XCTAssertEqual(open.failedPlaces.first.map { $0.box.x > 180 }, true, "the fourth label's place")
+        let (read, skipped) = retries.retry(image, open: open, region: nil)
+        XCTAssertFalse(skipped)
+        XCTAssertEqual(read.map(\.text), ["case-004"])
+        XCTAssertGreaterThan(read.first?.bbox.x ?? 0, 180, "in the image's coordinates")
+
+        // Where no DataMatrix was read, the check looks for QR codes only: no failed places.
+        let qrOnly = first.map { s -> Symbol in var s = s; s.symbology = Symbology(rawValue: "qrcode"); return s }
+        XCTAssertEqual(retries.check(image, k: 1, found: qrOnly, region: nil).open.failedPlaces, [])
+        // DataMatrix not wanted: nothing looked for.
+        let noMatrix = StillRetries(symbologies: wanted.subtracting([Symbology(rawValue: "datamatrix")]), effort: .balanced)
+        XCTAssertEqual(noMatrix.check(image, k: 1, found: first, region: nil).open.failedPlaces, [])
+    }
 }

@@ -94,11 +94,16 @@ package final class ZXingDecoder: FrameDecoder {
     /// not symbols). The corresponding C function is `ZXing_ReadBarcodes`.
     package func decode(_ image: GrayImage) -> [Symbol] { decodeReporting(image).symbols }
 
-    /// The valid symbols, and (with `reportFailures`) the outlines of codes zxing-cpp found but
-    /// could not decode (a checksum or format error): where a retry may read more.
-    package func decodeReporting(_ image: GrayImage) -> (symbols: [Symbol], failures: [Box]) {
+    /// A code zxing-cpp found but could not decode (a checksum or format error): where a retry may read more.
+    package struct Failure: Equatable, Sendable {
+        package var symbology: Symbology
+        package var box: Box
+    }
+
+    /// The valid symbols, and (with `reportFailures`) the codes zxing-cpp found but could not decode.
+    package func decodeReporting(_ image: GrayImage) -> (symbols: [Symbol], failures: [Failure]) {
         guard image.width > 0, image.height > 0, !wantsNothing else { return ([], []) }
-        return image.pixels.withUnsafeBufferPointer { buf -> ([Symbol], [Box]) in
+        return image.pixels.withUnsafeBufferPointer { buf -> ([Symbol], [Failure]) in
             // The view does not copy: the buffer outlives the read.
             guard let view = ZXing_ImageView_new_checked(buf.baseAddress, Int32(buf.count), Int32(image.width),
                                                          Int32(image.height), ZXing_ImageFormat_Lum, 0, 0) else { return ([], []) }
@@ -106,12 +111,15 @@ package final class ZXingDecoder: FrameDecoder {
             guard let list = ZXing_ReadBarcodes(view, options) else { return ([], []) }
             defer { ZXing_Barcodes_delete(list) }
             var symbols: [Symbol] = []
-            var failures: [Box] = []
+            var failures: [Failure] = []
             for i in 0..<ZXing_Barcodes_size(list) {
                 guard let b = ZXing_Barcodes_at(list, i) else { continue }
                 guard ZXing_Barcode_isValid(b), ZXing_Barcode_errorType(b) == ZXing_ErrorType_None else {
-                    let p = ZXing_Barcode_position(b)
-                    failures.append(Box(enclosing: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) }))
+                    let p = ZXing_Barcode_position(b), format = ZXing_Barcode_format(b)
+                    if let name = Self.names[format.rawValue] ?? Self.symbologyNames[ZXing_BarcodeFormatSymbology(format).rawValue] {
+                        let box = Box(enclosing: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) })
+                        failures.append(Failure(symbology: Symbology(rawValue: name), box: box))
+                    }
                     continue
                 }
                 guard var symbol = Self.symbol(from: b) else { continue }
