@@ -16,10 +16,11 @@ import Dispatch
 ///   where the first read found nothing): gamma 0.5 and the enlarged CLAHE pass only;
 /// - a code of ``placesRetried`` was found but not decoded beside others of its kind that were
 ///   (the check looks for these kinds only where one was read: a tray of DataMatrix labels, a
-///   shelf of Code 128s): its place (its box and half as much again on each side) is read again
-///   by itself, as it is and in the four passes (and gamma 1.5), for that kind only, until one
-///   reads it. In a crop of its own the binarizer and the equalisation see that code alone (on
-///   the shared photo sets: 6 more codes, none wrong).
+///   shelf of Code 128s): its place (its box and half as much again on each side, plus 8
+///   pixels) is read again by itself, for that kind only: as it is, then gamma 0.5, the enlarged
+///   CLAHE, CLAHE with clip 4 and gamma 1.5, until one reads a code at that place. In a crop of
+///   its own the binarizer and the equalisation see that code alone (on the shared photo sets:
+///   6 more codes, none wrong). Thorough gets these from the balanced plan it runs first.
 /// `--effort thorough` runs every pass on every still image. On images
 /// of more than 2 megapixels the retries look for QR codes only (an all-formats read of 12 MP
 /// costs ten times as much); smaller ones for every wanted format when nothing was read.
@@ -96,9 +97,26 @@ package final class StillRetries {
             ZXingDecoder.Failure(symbology: f.symbology, box: Box(x: (f.box.x + box.x) * k, y: (f.box.y + box.y) * k, width: f.box.width * k, height: f.box.height * k))
         }.filter { f in !all.contains { $0.bbox.intersects(f.box) } }
         // The QR reader names some failures Micro QR or rMQR (its family): all reopen the image.
-        open.failedQR = failures.contains { !Self.placesRetried.contains($0.symbology) }
-        open.failedPlaces = Array(failures.filter { Self.placesRetried.contains($0.symbology) }.prefix(Self.placesAtMost))
+        open.failedQR = qr != nil && failures.contains { Self.qrFamily.contains($0.symbology.rawValue) }
+        open.failedPlaces = Array(Self.joined(failures.filter { Self.placesRetried.contains($0.symbology) }).prefix(Self.placesAtMost))
         return (open, read)
+    }
+
+    /// The names a QR check's failures come under (an unnamed format counts as QR).
+    static let qrFamily: Set<String> = ["qrcode", "microqr", "rmqr", ""]
+
+    /// Failures of one kind whose boxes overlap are one place (zxing-cpp may report a code's
+    /// failure twice, from two finders): their boxes joined, in the order first reported.
+    package static func joined(_ failures: [ZXingDecoder.Failure]) -> [ZXingDecoder.Failure] {
+        var out: [ZXingDecoder.Failure] = []
+        for f in failures {
+            if let i = out.firstIndex(where: { $0.symbology == f.symbology && $0.box.intersects(f.box) }) {
+                out[i].box = out[i].box.union(f.box)
+            } else {
+                out.append(f)
+            }
+        }
+        return out
     }
 
     /// The check for an image where `found` was read: QR codes (if wanted), and the kinds of
@@ -123,30 +141,35 @@ package final class StillRetries {
         for place in open.failedPlaces where !symbols.contains(where: { $0.bbox.intersects(place.box) }) {
             guard let bounds, let box = place.box.withMargins(inside: bounds) else { continue }
             if let deadline, DispatchTime.now() >= deadline { skipped = true; break }
-            let (read, cut) = passes(on: image.cropped(to: box), kind: place.symbology, deadline: deadline)
+            let inCrop = Box(x: place.box.x - box.x, y: place.box.y - box.y, width: place.box.width, height: place.box.height)
+            let (read, cut) = passes(on: image.cropped(to: box), place: inCrop, kind: place.symbology, deadline: deadline)
             symbols += read.map { $0.offset(dx: box.x, dy: box.y) }
             skipped = skipped || cut
         }
         return (symbols, skipped)
     }
 
-    /// A failed place (a crop) read as it is, then brightened, equalised and enlarged, equalised
-    /// harder and darkened, for its kind only, until one reads it.
-    private func passes(on crop: GrayImage, kind: Symbology, deadline: DispatchTime?) -> ([Symbol], skipped: Bool) {
+    /// A failed place (`crop`, the failed code at `place` in it) read as it is, then brightened,
+    /// equalised and enlarged, equalised harder and darkened, for its kind only, until one reads
+    /// a code at that place (a neighbour in the margins does not stop the cascade).
+    private func passes(on crop: GrayImage, place: Box, kind: Symbology, deadline: DispatchTime?) -> ([Symbol], skipped: Bool) {
         let decoder = single[kind] ?? ZXingDecoder(symbologies: [kind], effort: .balanced)
         single[kind] = decoder
         let enlarge = 1.5
         let pictures: [() -> GrayImage] = [{ crop }, { crop.mapped(Self.brighten) }, { crop.equalizedLocally(clip: 2).resized(by: enlarge) },
                                            { crop.equalizedLocally(clip: 4) }, { crop.mapped(Self.darken) }]
+        // Codes read beside the place (in its margins) are kept, but do not stop the cascade.
+        var beside: [Symbol] = []
         for (i, picture) in pictures.enumerated() {
-            if let deadline, DispatchTime.now() >= deadline { return ([], true) }
-            let read = decoder.decode(picture())
-            guard read.isEmpty else {
-                let symbols = i == 2 ? read.map { $0.scaled(down: enlarge) } : read
-                return (symbols.map { $0.clamped(width: crop.width, height: crop.height) }, false)
+            if let deadline, DispatchTime.now() >= deadline { return (beside, true) }
+            let read = decoder.decode(picture()).map { (i == 2 ? $0.scaled(down: enlarge) : $0).clamped(width: crop.width, height: crop.height) }
+            // A linear code read on one line has a box one pixel thin (or none): a pixel round it counts.
+            if read.contains(where: { Box(x: $0.bbox.x - 1, y: $0.bbox.y - 1, width: $0.bbox.width + 2, height: $0.bbox.height + 2).intersects(place) }) {
+                return (beside + read, false)
             }
+            if beside.isEmpty { beside = read }
         }
-        return ([], false)
+        return (beside, false)
     }
 
     /// The passes over the whole `image` (or its region) for what is `open`.
@@ -183,6 +206,12 @@ extension Box {
         return x1 > x0 && y1 > y0 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 
+    /// The smallest box holding both.
+    func union(_ o: Box) -> Box {
+        let x0 = min(x, o.x), y0 = min(y, o.y)
+        return Box(x: x0, y: y0, width: max(x + width, o.x + o.width) - x0, height: max(y + height, o.y + o.height) - y0)
+    }
+
     /// Whether the two boxes share any pixel.
     package func intersects(_ o: Box) -> Bool {
         x < o.x + o.width && o.x < x + width && y < o.y + o.height && o.y < y + height
@@ -203,6 +232,7 @@ extension Symbol {
         var s = self
         s.points = points.map { Point(x: Int((Double($0.x) / f).rounded()), y: Int((Double($0.y) / f).rounded())) }
         s.bbox = Box(enclosing: s.points)
+        if f != 1 { s.linesAtFullSize = 0 }
         return s
     }
 }

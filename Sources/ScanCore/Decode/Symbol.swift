@@ -41,6 +41,10 @@ package struct Symbol: Equatable, Sendable {
     package var orientation: String
     /// zbar's relative quality (higher is better; for QR, 1).
     package var quality: Int
+    /// The most scan lines that read it in one pass over the image at its full size (0 when only
+    /// a reduced or enlarged copy read it): line counts of passes at one scale only are compared
+    /// (``outvotes(_:)``). Not part of the record.
+    package var linesAtFullSize: Int
     /// `gs1` when the data starts with FNC1, `aim` when an AIM application indicator is present.
     package var modifiers: [String]
     /// For an EAN/UPC code with an EAN-2/EAN-5 add-on: the add-on digits.
@@ -85,6 +89,7 @@ package struct Symbol: Equatable, Sendable {
         self.bbox = Box(enclosing: points)
         self.orientation = orientation
         self.quality = quality
+        self.linesAtFullSize = quality
         self.modifiers = modifiers
         self.addon = addon
     }

@@ -45,16 +45,20 @@ extension Symbol {
     }
 
     /// Whether this reading stands against `other`'s of the same place because it was read on
-    /// many more scan lines: one is zbar's, the other zxing-cpp's (two binarizers; `quality`
-    /// counts the lines that decoded, as the same digits), this one on at least ``outvoting``
-    /// lines and four times as many. A misread of blur or noise came from a few lines where the
-    /// bars happened to read as other digits: zbar's 8083882032262 on 4 lines against zxing-cpp's
-    /// 8023222032262 on 39 (a retry's reading; Arte-Lab noaf Foto(512)). Not two readings of one
-    /// decoder: on a small code (1.5 pixels a module) zbar read the printed digits on 4 lines
-    /// and others on 19 (precision-check --seed 5 --digits 1278, ean13-195-small.jpg).
+    /// many more scan lines: one is zbar's, the other zxing-cpp's (two binarizers; each counts
+    /// the lines that decoded as the same digits), this one on at least ``outvoting`` lines and
+    /// four times as many, both counted on passes over the full-size image
+    /// (``linesAtFullSize``): a pass on a reduced copy sees fewer lines of one code, an enlarged
+    /// one more, so counts of two scales say nothing. (zxing-cpp reads each line both ways and
+    /// may count it twice: the factor of four leaves room for that.) A misread of blur or noise
+    /// came from a few lines where the bars happened to read as other digits: zbar's
+    /// 8083882032262 on 4 lines against zxing-cpp's 8023222032262 on 39 (a retry's reading;
+    /// Arte-Lab noaf Foto(512), 1152x864). Not two readings of one decoder: on a small code (1.5
+    /// pixels a module) zbar read the printed digits on 4 lines and others on 19
+    /// (precision-check --seed 5 --digits 1278, ean13-195-small.jpg).
     func outvotes(_ other: Symbol) -> Bool {
-        guard Set([decoder, other.decoder]) == ["zbar", "zxing"] else { return false }
-        return quality >= Self.outvoting && quality >= 4 * other.quality
+        guard Set([decoder, other.decoder]) == ["zbar", "zxing"], other.linesAtFullSize > 0 else { return false }
+        return linesAtFullSize >= Self.outvoting && linesAtFullSize >= 4 * other.linesAtFullSize
     }
 
     /// The scan lines a reading needs to outvote another (``outvotes(_:)``).
@@ -153,6 +157,7 @@ extension Symbol {
         if other.points.count == 4 && m.points.count != 4 { m.points = other.points; m.bbox = other.bbox }
         if m.orientation == "unknown" { m.orientation = other.orientation }
         m.quality = max(m.quality, other.quality)
+        m.linesAtFullSize = max(m.linesAtFullSize, other.linesAtFullSize)
         for mod in other.modifiers where !m.modifiers.contains(mod) { m.modifiers.append(mod) }
         m.addon = m.addon ?? other.addon
         m.symbologyID = m.symbologyID ?? other.symbologyID

@@ -53,6 +53,7 @@ extension Symbol {
         var s = self
         s.points = points.map { Point(x: $0.x * k + k / 2, y: $0.y * k + k / 2) }
         s.bbox = Box(enclosing: s.points)
+        s.linesAtFullSize = 0
         return s
     }
 }

@@ -126,13 +126,19 @@ final class EANConflictTests: XCTestCase {
     /// One binarizer's reading on many more scan lines than the other's stands: Foto(512)'s
     /// zxing-cpp retry read 8023222032262 (printed) on 39 lines, zbar 8083882032262 on 4.
     func testAReadingOnManyMoreLinesOfTheOtherBinarizerStands() {
-        func lines(_ s: Symbol, _ n: Int) -> Symbol { var s = s; s.quality = n; return s }
+        func lines(_ s: Symbol, _ n: Int) -> Symbol { var s = s; s.quality = n; s.linesAtFullSize = n; return s }
         let zbar = symbol("ean13", "8083882032262", decoder: "zbar", at: 0)
         let zxing = symbol("ean13", "8023222032262", decoder: "zxing", at: 5)
         XCTAssertEqual(Symbol.resolvingEANConflicts([lines(zbar, 4), lines(zxing, 39)]).map(\.text), ["8023222032262"])
         XCTAssertEqual(Symbol.resolvingEANConflicts([lines(zxing, 2), lines(zbar, 37)]).map(\.text), ["8083882032262"])
         XCTAssertEqual(Symbol.resolvingEANConflicts([lines(zbar, 6), lines(zxing, 10)]), [], "not four times as many: both go")
         XCTAssertEqual(Symbol.resolvingEANConflicts([lines(zbar, 1), lines(zxing, 7)]), [], "under 8 lines: both go")
+        // Lines counted on a reduced copy (the small pass of a large photo, here at 1/2) or an
+        // enlarged one are not weighed against full-size ones: both go.
+        XCTAssertEqual(Symbol.resolvingEANConflicts([lines(zbar, 4).scaled(by: 2), lines(zxing, 39)]), [])
+        let merged = Symbol.merged([lines(zbar, 4).scaled(by: 2), lines(zbar, 3)])
+        XCTAssertEqual(merged.map(\.linesAtFullSize), [3], "a full-size pass's count goes with the merged reading")
+        XCTAssertEqual(Symbol.resolvingEANConflicts(merged + [lines(zxing, 39)]).map(\.text), ["8023222032262"])
         // One decoder's two readings are not weighed so (precision-check seed 5's ean13-195-small:
         // zbar's printed digits on 4 lines, others on 19), nor the gray-level reader's votes.
         let zbar2 = symbol("ean13", "8023222032262", decoder: "zbar", at: 5)

@@ -90,4 +90,18 @@ final class EnhanceTests: XCTestCase {
         let noMatrix = StillRetries(symbologies: wanted.subtracting([Symbology(rawValue: "datamatrix")]), effort: .balanced)
         XCTAssertEqual(noMatrix.check(image, k: 1, found: first, region: nil).open.failedPlaces, [])
     }
+
+    /// One code's failure reported twice (overlapping boxes) is one place; other kinds and
+    /// places stay apart, in the order first reported.
+    func testOverlappingFailuresOfOneKindAreOnePlace() {
+        let dm = Symbology(rawValue: "datamatrix"), c128 = Symbology(rawValue: "code128")
+        let failures = [ZXingDecoder.Failure(symbology: dm, box: Box(x: 10, y: 10, width: 20, height: 20)),
+                        ZXingDecoder.Failure(symbology: c128, box: Box(x: 15, y: 15, width: 40, height: 5)),
+                        ZXingDecoder.Failure(symbology: dm, box: Box(x: 25, y: 5, width: 20, height: 20)),
+                        ZXingDecoder.Failure(symbology: dm, box: Box(x: 100, y: 100, width: 20, height: 20))]
+        XCTAssertEqual(StillRetries.joined(failures), [
+            ZXingDecoder.Failure(symbology: dm, box: Box(x: 10, y: 5, width: 35, height: 25)),
+            ZXingDecoder.Failure(symbology: c128, box: Box(x: 15, y: 15, width: 40, height: 5)),
+            ZXingDecoder.Failure(symbology: dm, box: Box(x: 100, y: 100, width: 20, height: 20))])
+    }
 }

@@ -98,6 +98,7 @@ package final class ZXingDecoder: FrameDecoder {
     package struct Failure: Equatable, Sendable {
         package var symbology: Symbology
         package var box: Box
+        package init(symbology: Symbology, box: Box) { self.symbology = symbology; self.box = box }
     }
 
     /// The valid symbols, and (with `reportFailures`) the codes zxing-cpp found but could not decode.
@@ -116,10 +117,11 @@ package final class ZXingDecoder: FrameDecoder {
                 guard let b = ZXing_Barcodes_at(list, i) else { continue }
                 guard ZXing_Barcode_isValid(b), ZXing_Barcode_errorType(b) == ZXing_ErrorType_None else {
                     let p = ZXing_Barcode_position(b), format = ZXing_Barcode_format(b)
-                    if let name = Self.names[format.rawValue] ?? Self.symbologyNames[ZXing_BarcodeFormatSymbology(format).rawValue] {
-                        let box = Box(enclosing: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) })
-                        failures.append(Failure(symbology: Symbology(rawValue: name), box: box))
-                    }
+                    // A failure of a format this wrapper does not name keeps an empty name (the
+                    // retries' check counts it as a QR code's: see StillRetries.qrFamily).
+                    let name = Self.names[format.rawValue] ?? Self.symbologyNames[ZXing_BarcodeFormatSymbology(format).rawValue] ?? ""
+                    let box = Box(enclosing: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) })
+                    failures.append(Failure(symbology: Symbology(rawValue: name), box: box))
                     continue
                 }
                 guard var symbol = Self.symbol(from: b) else { continue }
