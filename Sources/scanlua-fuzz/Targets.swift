@@ -29,8 +29,11 @@ enum FuzzTarget: String, CaseIterable {
         case .decode:
             guard let image = try? ImageLoader(maxPixels: 1_000_000).decode(Data(bytes), name: "fuzz") else { return }
             let found = Decoders.shared.zxing.decode(image) + Decoders.shared.zbar.decode(image)
-            let (_, read) = Decoders.shared.retries.check(image, k: 1, found: found, region: nil)
-            let all = StillRetries.Open(dark: true, nothingRead: true, failedQR: true)
+            let (open, read) = Decoders.shared.retries.check(image, k: 1, found: found, region: nil)
+            // The failed places the check found, and one half outside the image (its crop is clamped).
+            let outside = ZXingDecoder.Failure(symbology: Symbology(rawValue: "datamatrix"),
+                                               box: Box(x: image.width - 5, y: -3, width: 20, height: 10))
+            let all = StillRetries.Open(dark: true, nothingRead: true, failedQR: true, failedPlaces: open.failedPlaces + [outside])
             _ = Symbol.merged(found + read + Decoders.shared.retries.retry(image, open: all, region: nil).0)
         case .y4m:
             withStream(bytes) { handle in

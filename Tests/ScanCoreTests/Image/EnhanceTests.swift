@@ -82,6 +82,10 @@ final class EnhanceTests: XCTestCase {
         XCTAssertFalse(skipped)
         XCTAssertEqual(read.map(\.text), ["case-004"])
         XCTAssertGreaterThan(read.first?.bbox.x ?? 0, 180, "in the image's coordinates")
+        // A place partly outside the image is read inside it (the crop is clamped), and an empty one not at all.
+        let edge = ZXingDecoder.Failure(symbology: Symbology(rawValue: "datamatrix"), box: Box(x: image.width - 5, y: -3, width: 20, height: 10))
+        let gone = ZXingDecoder.Failure(symbology: Symbology(rawValue: "datamatrix"), box: Box(x: image.width + 50, y: 0, width: 20, height: 10))
+        XCTAssertEqual(retries.retry(image, open: .init(failedPlaces: [edge, gone]), region: nil).0, [])
 
         // Where no DataMatrix was read, the check looks for QR codes only: no failed places.
         let qrOnly = first.map { s -> Symbol in var s = s; s.symbology = Symbology(rawValue: "qrcode"); return s }
