@@ -207,6 +207,27 @@ final class DecodingCommandTests: XCTestCase {
         }
     }
 
+    /// A tray of skewed DataMatrix labels (Dynamsoft's skewed DataMatrix set, when the shared
+    /// corpus is here): where many codes of one kind were read, the photo is read again tile by
+    /// tile for that kind. case-130, case-147 and case-169 are read only so (zxing-cpp's
+    /// detector passes them by on the whole 12 MP photo); no text outside the set's annotation.
+    func testATrayOfDataMatrixLabelsIsReadAgainInTiles() throws {
+        let set = CLI.packageRoot.appendingPathComponent("../shared/corpus/photos/dynamsoft_skewed_datamatrix").standardizedFileURL
+        let photo = set.appendingPathComponent("images/IMG20260320082552.jpg")
+        guard FileManager.default.fileExists(atPath: photo.path),
+              let data = FileManager.default.contents(atPath: set.appendingPathComponent("expected.json").path),
+              let expected = try JSONSerialization.jsonObject(with: data) as? [String: [[String: Any]]] else {
+            throw XCTSkip("no shared corpus beside the repository")
+        }
+        let annotated = Set((expected["IMG20260320082552.jpg"] ?? []).compactMap { $0["text"] as? String })
+        let r = try scan([photo.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let texts = Set(r.records.compactMap { $0["text"] as? String })
+        XCTAssertTrue(texts.isSuperset(of: ["case-130", "case-147", "case-169"]), "\(texts.sorted())")
+        XCTAssertEqual(texts.subtracting(annotated), [], "no wrong read")
+        XCTAssertGreaterThanOrEqual(texts.count, 24, "of 28 annotated")
+    }
+
     // MARK: - ECI
 
     func testECICodesGiveTheDeclaredCharset() throws {

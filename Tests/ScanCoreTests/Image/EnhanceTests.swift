@@ -95,6 +95,33 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(noMatrix.check(image, k: 1, found: first, region: nil).open.failedPlaces, [])
     }
 
+    /// Tiles overlap by half and cover the bounds; their side follows the codes read (three
+    /// times their median size) but keeps to about 64 tiles on a large image; a bounds under two
+    /// tiles gets none (the first read saw it whole).
+    func testTilesForManyCodesOfOneKind() {
+        func code(side: Int) -> Symbol {
+            Symbol(symbology: Symbology(rawValue: "datamatrix"), bytes: [0x41],
+                   points: [Point(x: 0, y: 0), Point(x: side, y: 0), Point(x: side, y: side), Point(x: 0, y: side)])
+        }
+        XCTAssertEqual(StillRetries.tileSide(codes: [200, 290, 300, 310, 280].map(code), width: 3072, height: 4096), 886,
+                       "a quarter of the mean side: 870 would make more than 64 tiles")
+        XCTAssertEqual(StillRetries.tileSide(codes: [400, 420, 410, 390].map(code), width: 3072, height: 4096), 1233)
+        XCTAssertEqual(StillRetries.tileSide(codes: [20, 20, 20, 20].map(code), width: 800, height: 600), 256)
+        let bounds = Box(x: 10, y: 20, width: 1000, height: 700)
+        let tiles = StillRetries.tiles(side: 400, over: bounds)
+        XCTAssertEqual(tiles.count, 4 * 3)
+        XCTAssertEqual(tiles.first, Box(x: 10, y: 20, width: 400, height: 400))
+        XCTAssertEqual(tiles.last, Box(x: 610, y: 420, width: 400, height: 300))
+        // Every pixel of the bounds is in a tile, and any 200 x 200 square wholly in one.
+        for (x, y) in [(10, 20), (1009, 719), (505, 365), (209, 219)] {
+            XCTAssertTrue(tiles.contains { $0.intersects(Box(x: x, y: y, width: 1, height: 1)) }, "\(x),\(y)")
+        }
+        for (x, y) in [(10, 20), (700, 400), (333, 111), (809, 519)] {
+            XCTAssertTrue(tiles.contains { $0.x <= x && $0.y <= y && x + 200 <= $0.x + $0.width && y + 200 <= $0.y + $0.height }, "\(x),\(y)")
+        }
+        XCTAssertEqual(StillRetries.tiles(side: 600, over: bounds), [], "under two tiles each way")
+    }
+
     /// One code's failure reported twice (overlapping boxes) is one place; other kinds and
     /// places stay apart, in the order first reported.
     func testOverlappingFailuresOfOneKindAreOnePlace() {
