@@ -7,7 +7,8 @@ import Dispatch
 /// damaged); small scans of linear codes that read as nothing gain from the equalised pass.
 ///
 /// The passes run only when something is open, so an image read cleanly costs one check (QR
-/// codes, and the kinds of ``placesRetried`` read there):
+/// codes, and the kinds of ``placesRetried`` read there), or, where many codes of one kind of
+/// ``tiledKinds`` were read, the check and the tiles:
 /// - the frame is dark (median brightness below 40): gamma 0.5;
 /// - nothing was read, or a QR code was found but not decoded: gamma 0.5, CLAHE (8x8 tiles,
 ///   clip 2) enlarged 1.5x (small images) or 1.25x, CLAHE with clip 4, and gamma 1.5 (a
@@ -21,13 +22,15 @@ import Dispatch
 ///   CLAHE, CLAHE with clip 4 and gamma 1.5, until one reads a code at that place. In a crop of
 ///   its own the binarizer and the equalisation see that code alone (on the shared photo sets:
 ///   6 more codes, none wrong). Thorough gets these from the balanced plan it runs first.
-/// - at least ``tilesFrom`` codes of one kind of ``placesRetried`` were read (a tray, a sheet of
-///   labels): the image is read again in overlapping tiles, for that kind only
-///   (``tileSide(codes:width:height:)``); zxing-cpp's detector passes some codes by among dozens
-///   of others and finds them in a tile (skewed DataMatrix photos: 113 -> 121 of 146, none wrong).
-/// `--effort thorough` runs every pass on every still image. On images
-/// of more than 2 megapixels the retries look for QR codes only (an all-formats read of 12 MP
-/// costs ten times as much); smaller ones for every wanted format when nothing was read.
+/// - at least ``tilesFrom`` codes of one kind of ``tiledKinds`` were read (a tray, a sheet of
+///   labels): the full-size image is read again in overlapping tiles, for those kinds only, in
+///   one read a tile (``tileSide(codes:width:height:)``); zxing-cpp's detector passes some codes
+///   by among dozens of others and finds them in a tile (skewed DataMatrix photos: 113 -> 121 of
+///   146, none wrong).
+/// `--effort thorough` runs every pass on every still image. On images of more than 2 megapixels
+/// the passes over the whole image look for QR codes only (an all-formats read of 12 MP costs
+/// ten times as much); smaller ones for every wanted format when nothing was read. Failed places
+/// and tiles are read at any size up to the plan's 16 MP.
 package final class StillRetries {
     private let every: ZXingDecoder
     /// QR only, with failed detections reported (the trigger); nil when QR codes are not wanted.
@@ -35,14 +38,18 @@ package final class StillRetries {
     private let thorough: Bool
     private let wanted: Set<Symbology>
     /// The checks with failed detections reported, by the kinds they look for, and the decoders
-    /// of one kind for failed places: made when first needed (one plan's, one thread's).
+    /// of a few kinds for failed places and tiles: made when first needed (one plan's, one thread's).
     private var checks: [Set<Symbology>: ZXingDecoder] = [:]
-    private var single: [Symbology: ZXingDecoder] = [:]
+    private var few: [Set<Symbology>: ZXingDecoder] = [:]
 
     /// Kinds whose codes found but not decoded are read again at their places: codes with a
     /// strong check (Reed-Solomon, Code 128's checksum), where another read gives the content or
     /// nothing, not other digits. (A QR code's failure reopens the whole image: see `failedQR`.)
     package static let placesRetried: Set<Symbology> = Set(["datamatrix", "aztec", "pdf417", "code128"].map(Symbology.init(rawValue:)))
+    /// Kinds read again in tiles where many of their codes were read: those with Reed-Solomon
+    /// checks (not Code 128, whose one check character a re-read of the whole image in tiles
+    /// would put to the test on every tile).
+    package static let tiledKinds: Set<Symbology> = Set(["datamatrix", "aztec", "pdf417"].map(Symbology.init(rawValue:)))
     /// At most this many failed places are read again per image.
     package static let placesAtMost = 16
 
@@ -70,9 +77,9 @@ package final class StillRetries {
         package var onlyGrayRead = false
         /// Codes of ``placesRetried`` found but not decoded (full-size pixels), where none was read.
         package var failedPlaces: [ZXingDecoder.Failure] = []
-        /// Kinds of ``placesRetried`` read at least ``tilesFrom`` times (a tray, a sheet of
-        /// labels), with the side of the tiles the image is read again in for that kind
-        /// (full-size pixels; ``tileSide(codes:width:height:)``).
+        /// Kinds of ``tiledKinds`` read at least ``tilesFrom`` times (a tray, a sheet of
+        /// labels), each with the side of tiles its codes call for (full-size pixels;
+        /// ``tileSide(codes:width:height:)``): the image is read again in tiles of the smallest.
         package var tiles: [Symbology: Int] = [:]
         package var any: Bool { dark || nothingRead || failedQR || onlyGrayRead || !failedPlaces.isEmpty || !tiles.isEmpty }
         /// Whether the passes over the whole image run (failed places alone are read by themselves).
@@ -96,13 +103,13 @@ package final class StillRetries {
         open.nothingRead = found.isEmpty
         if thorough { open.failedQR = true }
         guard !open.nothingRead, !thorough else { return (open, []) }
-        for (kind, codes) in Dictionary(grouping: found.filter { Self.placesRetried.contains($0.symbology) && wanted.contains($0.symbology) },
-                                        by: \.symbology) where codes.count >= Self.tilesFrom {
-            open.tiles[kind] = Self.tileSide(codes: codes, width: image.width * k, height: image.height * k)
-        }
-        guard let check = check(for: found) else { return (open, []) }
         let whole = Box(x: 0, y: 0, width: image.width, height: image.height)
         guard let box = region.map({ $0.box(inWidth: image.width, height: image.height) }) ?? whole else { return (open, []) }
+        for (kind, codes) in Dictionary(grouping: found.filter { Self.tiledKinds.contains($0.symbology) && wanted.contains($0.symbology) },
+                                        by: \.symbology) where codes.count >= Self.tilesFrom {
+            open.tiles[kind] = Self.tileSide(codes: codes, width: box.width * k, height: box.height * k)
+        }
+        guard let check = check(for: found) else { return (open, []) }
         let r = check.decodeReporting(box == whole ? image : image.cropped(to: box))
         let read = r.symbols.map { $0.offset(dx: box.x, dy: box.y).scaled(by: k) }
         let all = found + read
@@ -149,12 +156,18 @@ package final class StillRetries {
     /// Failures of one kind whose boxes overlap are one place (zxing-cpp may report a code's
     /// failure twice, from two finders): their boxes joined, in the order first reported.
     package static func joined(_ failures: [ZXingDecoder.Failure]) -> [ZXingDecoder.Failure] {
-        var out: [ZXingDecoder.Failure] = []
-        for f in failures {
-            if let i = out.firstIndex(where: { $0.symbology == f.symbology && $0.box.intersects(f.box) }) {
-                out[i].box = out[i].box.union(f.box)
-            } else {
-                out.append(f)
+        var out = failures
+        // Until nothing more joins: a box grown by one may reach another.
+        var joinedOne = true
+        while joinedOne {
+            joinedOne = false
+            search: for i in out.indices {
+                for j in out.indices where j > i && out[j].symbology == out[i].symbology && out[j].box.intersects(out[i].box) {
+                    out[i].box = out[i].box.union(out[j].box)
+                    out.remove(at: j)
+                    joinedOne = true
+                    break search
+                }
             }
         }
         return out
@@ -191,21 +204,22 @@ package final class StillRetries {
         // only. In a tile the detector meets a few codes rather than dozens of edges and labels
         // (a skewed tray of DataMatrix labels: zxing-cpp's detector passes some by on the whole
         // photo and finds them in a tile).
-        for (kind, side) in open.tiles.sorted(by: { $0.key < $1.key }) {
-            guard let bounds else { break }
+        // Two kinds (DataMatrix and Aztec labels) share one read a tile, at the smaller side.
+        if let bounds, let side = open.tiles.values.min() {
+            let decoder = decoder(for: Set(open.tiles.keys))
             for tile in Self.tiles(side: side, over: bounds) {
                 if let deadline, DispatchTime.now() >= deadline { return (symbols, true) }
-                symbols += decoder(for: kind).decode(image.cropped(to: tile)).map { $0.offset(dx: tile.x, dy: tile.y) }
+                symbols += decoder.decode(image.cropped(to: tile)).map { $0.offset(dx: tile.x, dy: tile.y) }
             }
         }
         return (symbols, skipped)
     }
 
-    /// The decoder of one kind (failed places, tiles): made when first needed.
-    private func decoder(for kind: Symbology) -> ZXingDecoder {
-        if let made = single[kind] { return made }
-        let made = ZXingDecoder(symbologies: [kind], effort: .balanced)
-        single[kind] = made
+    /// The decoder of these kinds only (failed places, tiles): made when first needed.
+    private func decoder(for kinds: Set<Symbology>) -> ZXingDecoder {
+        if let made = few[kinds] { return made }
+        let made = ZXingDecoder(symbologies: kinds, effort: .balanced)
+        few[kinds] = made
         return made
     }
 
@@ -213,7 +227,7 @@ package final class StillRetries {
     /// equalised and enlarged, equalised harder and darkened, for its kind only, until one reads
     /// a code at that place (a neighbour in the margins does not stop the cascade).
     private func passes(on crop: GrayImage, place: Box, kind: Symbology, deadline: DispatchTime?) -> ([Symbol], skipped: Bool) {
-        let decoder = decoder(for: kind)
+        let decoder = decoder(for: [kind])
         let enlarge = 1.5
         let pictures: [() -> GrayImage] = [{ crop }, { crop.mapped(Self.brighten) }, { crop.equalizedLocally(clip: 2).resized(by: enlarge) },
                                            { crop.equalizedLocally(clip: 4) }, { crop.mapped(Self.darken) }]
@@ -226,7 +240,7 @@ package final class StillRetries {
             if read.contains(where: { Box(x: $0.bbox.x - 1, y: $0.bbox.y - 1, width: $0.bbox.width + 2, height: $0.bbox.height + 2).intersects(place) }) {
                 return (beside + read, false)
             }
-            if beside.isEmpty { beside = read }
+            beside += read
         }
         return (beside, false)
     }

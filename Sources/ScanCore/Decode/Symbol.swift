@@ -41,9 +41,10 @@ package struct Symbol: Equatable, Sendable {
     package var orientation: String
     /// zbar's relative quality (higher is better; for QR, 1).
     package var quality: Int
-    /// The most scan lines that read it in one pass over the image at its full size (0 when only
-    /// a reduced or enlarged copy read it): line counts of passes at one scale only are compared
-    /// (``outvotes(_:)``). Not part of the record.
+    /// The most scan lines that read it in one pass the plan ran on the image at its full size
+    /// (0 when only a reduced or enlarged copy the plan made read it; zxing-cpp may still have
+    /// read it on a smaller copy of its own, `tryDownscale`): line counts of passes at one scale
+    /// are compared (``outvotes(_:)``). Not part of the record.
     package var linesAtFullSize: Int
     /// `gs1` when the data starts with FNC1, `aim` when an AIM application indicator is present.
     package var modifiers: [String]

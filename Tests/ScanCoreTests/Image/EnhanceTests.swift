@@ -104,7 +104,8 @@ final class EnhanceTests: XCTestCase {
                    points: [Point(x: 0, y: 0), Point(x: side, y: 0), Point(x: side, y: side), Point(x: 0, y: side)])
         }
         XCTAssertEqual(StillRetries.tileSide(codes: [200, 290, 300, 310, 280].map(code), width: 3072, height: 4096), 886,
-                       "a quarter of the mean side: 870 would make more than 64 tiles")
+                       "a quarter of the mean side, over three times the median (873)")
+        XCTAssertLessThanOrEqual(StillRetries.tiles(side: 886, over: Box(x: 0, y: 0, width: 3072, height: 4096)).count, 64)
         XCTAssertEqual(StillRetries.tileSide(codes: [400, 420, 410, 390].map(code), width: 3072, height: 4096), 1233)
         XCTAssertEqual(StillRetries.tileSide(codes: [20, 20, 20, 20].map(code), width: 800, height: 600), 256)
         let bounds = Box(x: 10, y: 20, width: 1000, height: 700)
@@ -122,6 +123,40 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(StillRetries.tiles(side: 600, over: bounds), [], "under two tiles each way")
     }
 
+    /// Where four codes of one kind were read the check asks for tiles (three codes: none), and
+    /// the tiles' readings come back in the image's coordinates: a mosaic of 4 x 4 copies of the
+    /// tray fixture, each copy's case-001 inside that copy.
+    func testTilesAreAskedForAndReadInTheImagesCoordinates() throws {
+        let tray = try Fixture.image("datamatrix-tray.jpg")
+        var pixels = [UInt8](repeating: 255, count: tray.width * 4 * tray.height * 4)
+        for copy in 0..<16 {
+            let ox = (copy % 4) * tray.width, oy = (copy / 4) * tray.height
+            for y in 0..<tray.height {
+                for x in 0..<tray.width { pixels[(oy + y) * tray.width * 4 + ox + x] = tray.pixels[y * tray.width + x] }
+            }
+        }
+        let mosaic = GrayImage(width: tray.width * 4, height: tray.height * 4, pixels: pixels)
+        let dm = Symbology(rawValue: "datamatrix")
+        let retries = StillRetries(symbologies: Symbology.defaultSet, effort: .balanced)
+        let first = ZXingDecoder(symbologies: Symbology.defaultSet).decode(tray)
+        XCTAssertEqual(first.count, 3)
+        XCTAssertEqual(retries.check(tray, k: 1, found: first, region: nil).open.tiles, [:], "three codes: no tiles")
+        let four = first + [first[0].offset(dx: 0, dy: 0)]
+        XCTAssertEqual(retries.check(mosaic, k: 1, found: four, region: nil).open.tiles, [dm: 256])
+        let (read, skipped) = retries.retry(mosaic, open: .init(tiles: [dm: 256]), region: nil)
+        XCTAssertFalse(skipped)
+        let ones = Symbol.merged(read).filter { $0.text == "case-001" }
+        XCTAssertEqual(ones.count, 16, "one record per copy")
+        for copy in 0..<16 {
+            let ox = (copy % 4) * tray.width, oy = (copy / 4) * tray.height
+            XCTAssertEqual(ones.filter { $0.bbox.x >= ox && $0.bbox.x + $0.bbox.width <= ox + tray.width
+                && $0.bbox.y >= oy && $0.bbox.y + $0.bbox.height <= oy + tray.height }.count, 1, "copy \(copy)")
+        }
+        // Code 128 codes are not read in tiles (one check character).
+        let shelf = four.map { s -> Symbol in var s = s; s.symbology = Symbology(rawValue: "code128"); return s }
+        XCTAssertEqual(retries.check(mosaic, k: 1, found: shelf, region: nil).open.tiles, [:])
+    }
+
     /// One code's failure reported twice (overlapping boxes) is one place; other kinds and
     /// places stay apart, in the order first reported.
     func testOverlappingFailuresOfOneKindAreOnePlace() {
@@ -130,6 +165,11 @@ final class EnhanceTests: XCTestCase {
                         ZXingDecoder.Failure(symbology: c128, box: Box(x: 15, y: 15, width: 40, height: 5)),
                         ZXingDecoder.Failure(symbology: dm, box: Box(x: 25, y: 5, width: 20, height: 20)),
                         ZXingDecoder.Failure(symbology: dm, box: Box(x: 100, y: 100, width: 20, height: 20))]
+        // A box grown by a later failure reaches an earlier place: all three are one.
+        let bridged = [ZXingDecoder.Failure(symbology: dm, box: Box(x: 0, y: 0, width: 10, height: 10)),
+                       ZXingDecoder.Failure(symbology: dm, box: Box(x: 20, y: 0, width: 10, height: 10)),
+                       ZXingDecoder.Failure(symbology: dm, box: Box(x: 5, y: 0, width: 20, height: 10))]
+        XCTAssertEqual(StillRetries.joined(bridged), [ZXingDecoder.Failure(symbology: dm, box: Box(x: 0, y: 0, width: 30, height: 10))])
         XCTAssertEqual(StillRetries.joined(failures), [
             ZXingDecoder.Failure(symbology: dm, box: Box(x: 10, y: 5, width: 35, height: 25)),
             ZXingDecoder.Failure(symbology: c128, box: Box(x: 15, y: 15, width: 40, height: 5)),
