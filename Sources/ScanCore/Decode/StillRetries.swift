@@ -126,10 +126,11 @@ package final class StillRetries {
     /// Codes of one kind read in an image from which its other codes are looked for in tiles.
     package static let tilesFrom = 4
 
-    /// The side of the tiles for a kind whose `codes` were read in a `width` x `height` image:
-    /// three times their median size (with tiles overlapping by half, any code up to half a tile
-    /// lies wholly in one, beside few others), and at least a quarter of the image's mean side
-    /// and 256 pixels, so that there are about 64 tiles at most.
+    /// The side of the tiles for a kind whose `codes` were read in a `width` x `height` part (the
+    /// image, or `--roi`'s part of it, full-size pixels): three times their median size (with
+    /// tiles overlapping by half, any code up to half a tile lies wholly in one, beside few
+    /// others), and at least a quarter of the part's mean side and 256 pixels, so that there are
+    /// about 64 tiles at most.
     package static func tileSide(codes: [Symbol], width: Int, height: Int) -> Int {
         let sides = codes.map { max($0.bbox.width, $0.bbox.height) }.sorted()
         let median = sides.isEmpty ? 0 : sides[sides.count / 2]
@@ -200,11 +201,10 @@ package final class StillRetries {
             symbols += read.map { $0.offset(dx: box.x, dy: box.y) }
             skipped = skipped || cut
         }
-        // Many codes of one kind read: the others are looked for tile by tile, for that kind
-        // only. In a tile the detector meets a few codes rather than dozens of edges and labels
-        // (a skewed tray of DataMatrix labels: zxing-cpp's detector passes some by on the whole
-        // photo and finds them in a tile).
-        // Two kinds (DataMatrix and Aztec labels) share one read a tile, at the smaller side.
+        // Many codes of one kind read: the others are looked for tile by tile, for the tiled
+        // kinds only (two kinds share one read a tile, at the smaller side). In a tile the
+        // detector meets a few codes rather than dozens of edges and labels (a skewed tray of
+        // DataMatrix labels: zxing-cpp's detector passes some by on the whole photo).
         if let bounds, let side = open.tiles.values.min() {
             let decoder = decoder(for: Set(open.tiles.keys))
             for tile in Self.tiles(side: side, over: bounds) {
