@@ -60,7 +60,7 @@ package enum BarPattern {
     }
 
     /// The modules of `digits` read as `symbology` (see ``modules(_:)``).
-    static func modules(symbology: String, digits: [Int]) -> [Int]? {
+    package static func modules(symbology: String, digits: [Int]) -> [Int]? {
         func digit(_ d: Int, _ set: Character) -> [Int] { GrayLinear.modules(digit: d, set: set == "L" ? 0 : set == "G" ? 1 : 2) }
         let guardBars = [1, 0, 1], centre = [0, 1, 0, 1, 0]
         switch (symbology, digits.count) {
