@@ -26,7 +26,8 @@ import Dispatch
 ///   labels): the full-size image is read again in overlapping tiles, for those kinds only, in
 ///   one read a tile (``tileSide(codes:width:height:)``); zxing-cpp's detector passes some codes
 ///   by among dozens of others and finds them in a tile (skewed DataMatrix photos: 113 -> 121 of
-///   146, none wrong).
+///   146, none wrong). White-on-black codes are looked for in the tiles only where one of those
+///   read was (``Open/tilesInverted``).
 /// `--effort thorough` runs every pass on every still image. On images of more than 2 megapixels
 /// the passes over the whole image look for QR codes only (an all-formats read of 12 MP costs
 /// ten times as much); smaller ones for every wanted format when nothing was read. Failed places
@@ -40,7 +41,11 @@ package final class StillRetries {
     /// The checks with failed detections reported, by the kinds they look for, and the decoders
     /// of a few kinds for failed places and tiles: made when first needed (one plan's, one thread's).
     private var checks: [Set<Symbology>: ZXingDecoder] = [:]
-    private var few: [Set<Symbology>: ZXingDecoder] = [:]
+    private var few: [Few: ZXingDecoder] = [:]
+    private struct Few: Hashable {
+        let kinds: Set<Symbology>
+        let invert: Bool
+    }
 
     /// Kinds whose codes found but not decoded are read again at their places: codes with a
     /// strong check (Reed-Solomon, Code 128's checksum), where another read gives the content or
@@ -81,17 +86,22 @@ package final class StillRetries {
         /// labels), each with the side of tiles its codes call for (full-size pixels;
         /// ``tileSide(codes:width:height:)``): the image is read again in tiles of the smallest.
         package var tiles: [Symbology: Int] = [:]
+        /// Whether a code of a tiled kind was read white-on-black: only then do the tiles look for
+        /// inverted codes too (a tray's labels share one print; skewed DataMatrix photos: 9% less
+        /// time, the same records).
+        package var tilesInverted = false
         package var any: Bool { dark || nothingRead || failedQR || onlyGrayRead || !failedPlaces.isEmpty || !tiles.isEmpty }
         /// Whether the passes over the whole image run (failed places alone are read by themselves).
         var wholeImage: Bool { dark || nothingRead || failedQR || onlyGrayRead }
         package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false, onlyGrayRead: Bool = false,
-                     failedPlaces: [ZXingDecoder.Failure] = [], tiles: [Symbology: Int] = [:]) {
+                     failedPlaces: [ZXingDecoder.Failure] = [], tiles: [Symbology: Int] = [:], tilesInverted: Bool = false) {
             self.dark = dark
             self.nothingRead = nothingRead
             self.failedQR = failedQR
             self.onlyGrayRead = onlyGrayRead
             self.failedPlaces = failedPlaces
             self.tiles = tiles
+            self.tilesInverted = tilesInverted
         }
     }
 
@@ -108,6 +118,7 @@ package final class StillRetries {
         for (kind, codes) in Dictionary(grouping: found.filter { Self.tiledKinds.contains($0.symbology) && wanted.contains($0.symbology) },
                                         by: \.symbology) where codes.count >= Self.tilesFrom {
             open.tiles[kind] = Self.tileSide(codes: codes, width: box.width * k, height: box.height * k)
+            if codes.contains(where: { $0.inverted == true }) { open.tilesInverted = true }
         }
         guard let check = check(for: found) else { return (open, []) }
         let r = check.decodeReporting(box == whole ? image : image.cropped(to: box))
@@ -206,7 +217,7 @@ package final class StillRetries {
         // detector meets a few codes rather than dozens of edges and labels (a skewed tray of
         // DataMatrix labels: zxing-cpp's detector passes some by on the whole photo).
         if let bounds, let side = open.tiles.values.min() {
-            let decoder = decoder(for: Set(open.tiles.keys))
+            let decoder = decoder(for: Set(open.tiles.keys), invert: open.tilesInverted)
             for tile in Self.tiles(side: side, over: bounds) {
                 if let deadline, DispatchTime.now() >= deadline { return (symbols, true) }
                 symbols += decoder.decode(image.cropped(to: tile)).map { $0.offset(dx: tile.x, dy: tile.y) }
@@ -215,11 +226,13 @@ package final class StillRetries {
         return (symbols, skipped)
     }
 
-    /// The decoder of these kinds only (failed places, tiles): made when first needed.
-    private func decoder(for kinds: Set<Symbology>) -> ZXingDecoder {
-        if let made = few[kinds] { return made }
-        let made = ZXingDecoder(symbologies: kinds, effort: .balanced)
-        few[kinds] = made
+    /// The decoder of these kinds only (failed places, tiles), trying inverted codes or not:
+    /// made when first needed.
+    private func decoder(for kinds: Set<Symbology>, invert: Bool = true) -> ZXingDecoder {
+        let key = Few(kinds: kinds, invert: invert)
+        if let made = few[key] { return made }
+        let made = ZXingDecoder(symbologies: kinds, effort: .balanced, invert: invert)
+        few[key] = made
         return made
     }
 

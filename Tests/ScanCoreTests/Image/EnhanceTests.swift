@@ -143,6 +143,7 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(retries.check(tray, k: 1, found: first, region: nil).open.tiles, [:], "three codes: no tiles")
         let four = first + [first[0].offset(dx: 0, dy: 0)]
         XCTAssertEqual(retries.check(mosaic, k: 1, found: four, region: nil).open.tiles, [dm: 256])
+        XCTAssertFalse(retries.check(mosaic, k: 1, found: four, region: nil).open.tilesInverted, "dark codes on light: tiles for those only")
         let (read, skipped) = retries.retry(mosaic, open: .init(tiles: [dm: 256]), region: nil)
         XCTAssertFalse(skipped)
         let ones = Symbol.merged(read).filter { $0.text == "case-001" }
@@ -155,6 +156,34 @@ final class EnhanceTests: XCTestCase {
         // Code 128 codes are not read in tiles (one check character).
         let shelf = four.map { s -> Symbol in var s = s; s.symbology = Symbology(rawValue: "code128"); return s }
         XCTAssertEqual(retries.check(mosaic, k: 1, found: shelf, region: nil).open.tiles, [:])
+    }
+
+    /// White-on-black codes are looked for in the tiles only where a code that asked for them
+    /// was read white-on-black: on the mosaic inverted, the tiles read every copy's code then,
+    /// and none when told the codes are dark on light.
+    func testTilesLookForWhiteOnBlackCodesWhereTheCodesReadWere() throws {
+        let tray = try Fixture.image("datamatrix-tray.jpg")
+        var pixels = [UInt8](repeating: 0, count: tray.width * 4 * tray.height * 4)
+        for copy in 0..<16 {
+            let ox = (copy % 4) * tray.width, oy = (copy / 4) * tray.height
+            for y in 0..<tray.height {
+                for x in 0..<tray.width { pixels[(oy + y) * tray.width * 4 + ox + x] = 255 - tray.pixels[y * tray.width + x] }
+            }
+        }
+        let mosaic = GrayImage(width: tray.width * 4, height: tray.height * 4, pixels: pixels)
+        let dm = Symbology(rawValue: "datamatrix")
+        let inverted = GrayImage(width: tray.width, height: tray.height, pixels: tray.pixels.map { 255 - $0 })
+        let first = ZXingDecoder(symbologies: Symbology.defaultSet).decode(inverted)
+        XCTAssertEqual(first.count, 3)
+        XCTAssertEqual(first.map(\.inverted), [true, true, true])
+        let retries = StillRetries(symbologies: Symbology.defaultSet, effort: .balanced)
+        let open = retries.check(mosaic, k: 1, found: first + [first[0]], region: nil).open
+        XCTAssertEqual(open.tiles, [dm: 256])
+        XCTAssertTrue(open.tilesInverted)
+        let ones = Symbol.merged(retries.retry(mosaic, open: open, region: nil).0).filter { $0.text == "case-001" }
+        XCTAssertEqual(ones.count, 16, "one record per copy")
+        let darkOnly = retries.retry(mosaic, open: .init(tiles: [dm: 256]), region: nil).0
+        XCTAssertEqual(darkOnly.filter { $0.text == "case-001" }.count, 0)
     }
 
     /// One code's failure reported twice (overlapping boxes) is one place; other kinds and

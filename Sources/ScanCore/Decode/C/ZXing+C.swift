@@ -37,8 +37,10 @@ package final class ZXingDecoder: FrameDecoder {
 
     /// - Parameters: `symbologies` to enable (names zxing-cpp does not read are ignored);
     ///   `reportFailures`: also keep where codes were found but not decoded (``decodeReporting(_:)``);
-    ///   `pure`: images of one code and nothing else, black 0 and white 255 (``MaxiCodeReader``'s).
-    package init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false, pure: Bool = false) {
+    ///   `pure`: images of one code and nothing else, black 0 and white 255 (``MaxiCodeReader``'s);
+    ///   `invert`: false to skip the effort's retry for white-on-black codes (``StillRetries``'
+    ///   tiles, where the codes read show that none is).
+    package init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false, pure: Bool = false, invert: Bool = true) {
         guard let o = ZXing_ReaderOptions_new() else { preconditionFailure("ZXing_ReaderOptions_new failed") }
         options = o
         self.effort = effort
@@ -67,6 +69,7 @@ package final class ZXingDecoder: FrameDecoder {
             ZXing_ReaderOptions_setTryDownscale(options, true)
             ZXing_ReaderOptions_setMinLineCount(options, 1)
         }
+        if !invert { ZXing_ReaderOptions_setTryInvert(options, false) }
         ZXing_ReaderOptions_setReturnErrors(options, reportFailures)
         if pure {
             ZXing_ReaderOptions_setIsPure(options, true)
