@@ -123,19 +123,24 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(StillRetries.tiles(side: 600, over: bounds), [], "under two tiles each way")
     }
 
+    /// 4 x 4 copies of `tile`, row by row.
+    static func mosaic(of tile: GrayImage) -> GrayImage {
+        var pixels = [UInt8](repeating: 0, count: tile.width * 4 * tile.height * 4)
+        for copy in 0..<16 {
+            let ox = (copy % 4) * tile.width, oy = (copy / 4) * tile.height
+            for y in 0..<tile.height {
+                for x in 0..<tile.width { pixels[(oy + y) * tile.width * 4 + ox + x] = tile.pixels[y * tile.width + x] }
+            }
+        }
+        return GrayImage(width: tile.width * 4, height: tile.height * 4, pixels: pixels)
+    }
+
     /// Where four codes of one kind were read the check asks for tiles (three codes: none), and
     /// the tiles' readings come back in the image's coordinates: a mosaic of 4 x 4 copies of the
     /// tray fixture, each copy's case-001 inside that copy.
     func testTilesAreAskedForAndReadInTheImagesCoordinates() throws {
         let tray = try Fixture.image("datamatrix-tray.jpg")
-        var pixels = [UInt8](repeating: 255, count: tray.width * 4 * tray.height * 4)
-        for copy in 0..<16 {
-            let ox = (copy % 4) * tray.width, oy = (copy / 4) * tray.height
-            for y in 0..<tray.height {
-                for x in 0..<tray.width { pixels[(oy + y) * tray.width * 4 + ox + x] = tray.pixels[y * tray.width + x] }
-            }
-        }
-        let mosaic = GrayImage(width: tray.width * 4, height: tray.height * 4, pixels: pixels)
+        let mosaic = Self.mosaic(of: tray)
         let dm = Symbology(rawValue: "datamatrix")
         let retries = StillRetries(symbologies: Symbology.defaultSet, effort: .balanced)
         let first = ZXingDecoder(symbologies: Symbology.defaultSet).decode(tray)
@@ -163,16 +168,9 @@ final class EnhanceTests: XCTestCase {
     /// and none when told the codes are dark on light.
     func testTilesLookForWhiteOnBlackCodesWhereTheCodesReadWere() throws {
         let tray = try Fixture.image("datamatrix-tray.jpg")
-        var pixels = [UInt8](repeating: 0, count: tray.width * 4 * tray.height * 4)
-        for copy in 0..<16 {
-            let ox = (copy % 4) * tray.width, oy = (copy / 4) * tray.height
-            for y in 0..<tray.height {
-                for x in 0..<tray.width { pixels[(oy + y) * tray.width * 4 + ox + x] = 255 - tray.pixels[y * tray.width + x] }
-            }
-        }
-        let mosaic = GrayImage(width: tray.width * 4, height: tray.height * 4, pixels: pixels)
-        let dm = Symbology(rawValue: "datamatrix")
         let inverted = GrayImage(width: tray.width, height: tray.height, pixels: tray.pixels.map { 255 - $0 })
+        let mosaic = Self.mosaic(of: inverted)
+        let dm = Symbology(rawValue: "datamatrix")
         let first = ZXingDecoder(symbologies: Symbology.defaultSet).decode(inverted)
         XCTAssertEqual(first.count, 3)
         XCTAssertEqual(first.map(\.inverted), [true, true, true])
