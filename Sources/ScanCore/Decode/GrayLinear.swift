@@ -704,12 +704,13 @@ package struct GrayLinear: Sendable {
     ///   grid of quarter modules one sample on (the positions, multiples of 1/8 module, are exact);
     /// - a digit's correlation with a window is its dot product with the raw samples less the
     ///   window's mean times the template's sum, over the window's norm: one division a window
-    ///   instead of one a sample (the best digit is the same; scores agree to 1e-12, see tests);
+    ///   instead of one a sample (the best digit is the same; the scores agree to 1e-12, see tests);
     /// - each digit's dot product is summed sample by sample in one vector lane.
     package static func slotScoreSum(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> Double {
         let n = 7 * perModule
-        let first = (layout.slots.map(\.start).min() ?? 0) * perModule - shifts
-        let count = ((layout.slots.map(\.start).max() ?? 0) + 7) * perModule + shifts - first
+        // The slots are in order along the code.
+        let first = layout.slots[0].start * perModule - shifts
+        let count = (layout.slots[layout.slots.count - 1].start + 7) * perModule + shifts - first
         return interleavedTemplates[sigma].withUnsafeBufferPointer { t in
             interleavedSums[sigma].withUnsafeBufferPointer { sums in
                 p.withUnsafeBufferPointer { p in

@@ -149,6 +149,11 @@ final class EnhanceTests: XCTestCase {
         let four = first + [first[0].offset(dx: 0, dy: 0)]
         XCTAssertEqual(retries.check(mosaic, k: 1, found: four, region: nil).open.tiles, [dm: 256])
         XCTAssertFalse(retries.check(mosaic, k: 1, found: four, region: nil).open.tilesInverted, "dark codes on light: tiles for those only")
+        // Only the tiled kind's codes tell: a QR code read white-on-black beside them does not.
+        var qr = first[0]
+        qr.symbology = Symbology(rawValue: "qrcode")
+        qr.inverted = true
+        XCTAssertFalse(retries.check(mosaic, k: 1, found: four + [qr], region: nil).open.tilesInverted)
         let (read, skipped) = retries.retry(mosaic, open: .init(tiles: [dm: 256]), region: nil)
         XCTAssertFalse(skipped)
         let ones = Symbol.merged(read).filter { $0.text == "case-001" }
@@ -178,7 +183,9 @@ final class EnhanceTests: XCTestCase {
         let open = retries.check(mosaic, k: 1, found: first + [first[0]], region: nil).open
         XCTAssertEqual(open.tiles, [dm: 256])
         XCTAssertTrue(open.tilesInverted)
-        let ones = Symbol.merged(retries.retry(mosaic, open: open, region: nil).0).filter { $0.text == "case-001" }
+        // The tiles alone (no failed places), inverted as the check asked.
+        let tilesOnly = StillRetries.Open(tiles: open.tiles, tilesInverted: open.tilesInverted)
+        let ones = Symbol.merged(retries.retry(mosaic, open: tilesOnly, region: nil).0).filter { $0.text == "case-001" }
         XCTAssertEqual(ones.count, 16, "one record per copy")
         let darkOnly = retries.retry(mosaic, open: .init(tiles: [dm: 256]), region: nil).0
         XCTAssertEqual(darkOnly.filter { $0.text == "case-001" }.count, 0)
