@@ -33,8 +33,12 @@ enum FuzzTarget: String, CaseIterable {
             // The failed places the check found, and one half outside the image (its crop is clamped).
             let outside = ZXingDecoder.Failure(symbology: Symbology(rawValue: "datamatrix"),
                                                box: Box(x: image.width - 5, y: -3, width: 20, height: 10))
-            let all = StillRetries.Open(dark: true, nothingRead: true, failedQR: true, failedPlaces: open.failedPlaces + [outside], tiles: open.tiles,
-                                              tilesInverted: open.tilesInverted)
+            // What the check left open (tiles too), with every pass over the whole image on.
+            var all = open
+            all.dark = true
+            all.nothingRead = true
+            all.failedQR = true
+            all.failedPlaces.append(outside)
             _ = Symbol.merged(found + read + Decoders.shared.retries.retry(image, open: all, region: nil).0)
         case .y4m:
             withStream(bytes) { handle in
