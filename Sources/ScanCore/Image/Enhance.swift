@@ -48,23 +48,30 @@ extension GrayImage {
         let th = (height + tiles - 1) / tiles, tw = (width + tiles - 1) / tiles
         // tables[(ty * tiles + tx) * 256 + v]: each tile's equalising table.
         var tables = [UInt8](repeating: 0, count: tiles * tiles * 256)
+        var counts = [Int](repeating: 0, count: 256)
+        var histogram = [Double](repeating: 0, count: 256)
         pixels.withUnsafeBufferPointer { px in
-            var histogram = [Double](repeating: 0, count: 256)
-            for ty in 0..<tiles {
-                for tx in 0..<tiles {
-                    let y0 = ty * th, y1 = min(height, y0 + th), x0 = tx * tw, x1 = min(width, x0 + tw)
-                    guard y0 < y1, x0 < x1 else { continue }
-                    for v in 0..<256 { histogram[v] = 0 }
-                    for y in y0..<y1 { for x in x0..<x1 { histogram[Int(px[y * width + x])] += 1 } }
-                    let count = Double((y1 - y0) * (x1 - x0))
-                    let limit = clip * count / 256
-                    var excess = 0.0
-                    for v in 0..<256 where histogram[v] > limit { excess += histogram[v] - limit; histogram[v] = limit }
-                    var sum = 0.0
-                    let base = (ty * tiles + tx) * 256
-                    for v in 0..<256 {
-                        sum += histogram[v] + excess / 256
-                        tables[base + v] = UInt8(min(255, 255 * sum / count + 0.5))
+            counts.withUnsafeMutableBufferPointer { counts in
+                for ty in 0..<tiles {
+                    for tx in 0..<tiles {
+                        let y0 = ty * th, y1 = min(height, y0 + th), x0 = tx * tw, x1 = min(width, x0 + tw)
+                        guard y0 < y1, x0 < x1 else { continue }
+                        for v in 0..<256 { counts[v] = 0 }
+                        for y in y0..<y1 {
+                            let row = px.baseAddress! + y * width
+                            for x in x0..<x1 { counts[Int(row[x])] += 1 }
+                        }
+                        for v in 0..<256 { histogram[v] = Double(counts[v]) }
+                        let count = Double((y1 - y0) * (x1 - x0))
+                        let limit = clip * count / 256
+                        var excess = 0.0
+                        for v in 0..<256 where histogram[v] > limit { excess += histogram[v] - limit; histogram[v] = limit }
+                        var sum = 0.0
+                        let base = (ty * tiles + tx) * 256
+                        for v in 0..<256 {
+                            sum += histogram[v] + excess / 256
+                            tables[base + v] = UInt8(min(255, 255 * sum / count + 0.5))
+                        }
                     }
                 }
             }
@@ -78,21 +85,27 @@ extension GrayImage {
             return (lo * 256, (lo + 1) * 256, Int((c - Double(lo)) * 256 + 0.5))
         }
         let columns = (0..<width).map { blend($0, tw) }
+        let left = columns.map(\.0), right = columns.map(\.1), weight = columns.map(\.2)
         var out = [UInt8](repeating: 0, count: pixels.count)
         tables.withUnsafeBufferPointer { t in
             pixels.withUnsafeBufferPointer { px in
                 out.withUnsafeMutableBufferPointer { dst in
-                    for y in 0..<height {
-                        var (ya, yb, fy) = blend(y, th)
-                        ya = ya / 256 * tiles * 256; yb = yb / 256 * tiles * 256
-                        let row = y * width
-                        for x in 0..<width {
-                            let (xa, xb, fx) = columns[x]
-                            let v = Int(px[row + x])
-                            let a = Int(t[ya + xa + v]), b = Int(t[ya + xb + v])
-                            let c = Int(t[yb + xa + v]), d = Int(t[yb + xb + v])
-                            let top = a * (256 - fx) + b * fx, bottom = c * (256 - fx) + d * fx
-                            dst[row + x] = UInt8((top * (256 - fy) + bottom * fy + 32768) >> 16)
+                    left.withUnsafeBufferPointer { left in
+                        right.withUnsafeBufferPointer { right in
+                            weight.withUnsafeBufferPointer { weight in
+                                for y in 0..<height {
+                                    let (ya, yb, fy) = blend(y, th)
+                                    // The tables of this row's upper and lower tile row.
+                                    let upper = t.baseAddress! + ya * tiles, lower = t.baseAddress! + yb * tiles
+                                    let src = px.baseAddress! + y * width, row = dst.baseAddress! + y * width
+                                    for x in 0..<width {
+                                        let v = Int(src[x]), xa = left[x] + v, xb = right[x] + v, fx = weight[x]
+                                        let top = Int(upper[xa]) * (256 - fx) + Int(upper[xb]) * fx
+                                        let bottom = Int(lower[xa]) * (256 - fx) + Int(lower[xb]) * fx
+                                        row[x] = UInt8((top * (256 - fy) + bottom * fy + 32768) >> 16)
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -111,18 +124,39 @@ extension GrayImage {
             let i = min(width - 2, Int(sx))
             return (i, Int((sx - Double(i)) * 65536))
         }
+        let column = xs.map(\.0), weight = xs.map(\.1)
         var out = [UInt8](repeating: 0, count: w * h)
+        // Each source row interpolated across once (in 1/256 levels), kept while output rows use it.
+        var upper = [Int](repeating: 0, count: w), lower = [Int](repeating: 0, count: w)
+        var upperRow = -1, lowerRow = -1
         pixels.withUnsafeBufferPointer { px in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    let sy = min(Double(height - 1), max(0, (Double(y) + 0.5) / factor - 0.5))
-                    let j = min(height - 2, Int(sy)), fy = Int((sy - Double(j)) * 65536)
-                    let r0 = j * width, r1 = r0 + width
-                    for x in 0..<w {
-                        let (i, fx) = xs[x]
-                        let top = Int(px[r0 + i]) * (65536 - fx) + Int(px[r0 + i + 1]) * fx
-                        let bottom = Int(px[r1 + i]) * (65536 - fx) + Int(px[r1 + i + 1]) * fx
-                        dst[y * w + x] = UInt8(((top >> 8) * (65536 - fy) + (bottom >> 8) * fy + (1 << 23)) >> 24)
+            column.withUnsafeBufferPointer { column in
+                weight.withUnsafeBufferPointer { weight in
+                    func across(_ j: Int, into line: inout [Int]) {
+                        let src = px.baseAddress! + j * width
+                        line.withUnsafeMutableBufferPointer { line in
+                            for x in 0..<w {
+                                let i = column[x], fx = weight[x]
+                                line[x] = (Int(src[i]) * (65536 - fx) + Int(src[i + 1]) * fx) >> 8
+                            }
+                        }
+                    }
+                    out.withUnsafeMutableBufferPointer { dst in
+                        for y in 0..<h {
+                            let sy = min(Double(height - 1), max(0, (Double(y) + 0.5) / factor - 0.5))
+                            let j = min(height - 2, Int(sy)), fy = Int((sy - Double(j)) * 65536)
+                            if upperRow != j {
+                                if lowerRow == j { swap(&upper, &lower); lowerRow = -1 } else { across(j, into: &upper) }
+                                upperRow = j
+                            }
+                            if lowerRow != j + 1 { across(j + 1, into: &lower); lowerRow = j + 1 }
+                            let row = dst.baseAddress! + y * w
+                            upper.withUnsafeBufferPointer { top in
+                                lower.withUnsafeBufferPointer { bottom in
+                                    for x in 0..<w { row[x] = UInt8((top[x] * (65536 - fy) + bottom[x] * fy + (1 << 23)) >> 24) }
+                                }
+                            }
+                        }
                     }
                 }
             }

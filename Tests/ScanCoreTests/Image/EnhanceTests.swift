@@ -49,6 +49,76 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(Array(big.pixels[6..<12]), row, "rows alike")
     }
 
+    /// The equalisation and the enlargement give, pixel for pixel, what the plain per-pixel
+    /// formulas below give (their fast forms share rows and skip bounds checks), on noisy images
+    /// of odd sizes.
+    func testEqualisationAndEnlargementMatchThePlainFormulas() {
+        var seed: UInt64 = 7
+        func next() -> UInt8 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: seed >> 56) }
+        for (w, h) in [(8, 8), (37, 23), (101, 64), (250, 190)] {
+            // Noise over a gradient: every table and blend weight is used.
+            let image = GrayImage(width: w, height: h, pixels: (0..<(w * h)).map { i in UInt8((Int(next()) / 4 + (i % w) * 150 / w) % 256) })
+            for clip in [2.0, 4.0] {
+                XCTAssertEqual(image.equalizedLocally(clip: clip).pixels, Self.plainEqualized(image, clip: clip), "\(w)x\(h) clip \(clip)")
+            }
+            for factor in [1.25, 1.5, 2.0] {
+                let big = image.resized(by: factor)
+                XCTAssertEqual(big.pixels, Self.plainResized(image, by: factor), "\(w)x\(h) x\(factor)")
+            }
+        }
+    }
+
+    static func plainEqualized(_ image: GrayImage, tiles: Int = 8, clip: Double) -> [UInt8] {
+        let (width, height, px) = (image.width, image.height, image.pixels)
+        let th = (height + tiles - 1) / tiles, tw = (width + tiles - 1) / tiles
+        var t = [UInt8](repeating: 0, count: tiles * tiles * 256)
+        for ty in 0..<tiles {
+            for tx in 0..<tiles {
+                let y0 = ty * th, y1 = min(height, y0 + th), x0 = tx * tw, x1 = min(width, x0 + tw)
+                guard y0 < y1, x0 < x1 else { continue }
+                var histogram = [Double](repeating: 0, count: 256)
+                for y in y0..<y1 { for x in x0..<x1 { histogram[Int(px[y * width + x])] += 1 } }
+                let count = Double((y1 - y0) * (x1 - x0)), limit = clip * count / 256
+                var excess = 0.0
+                for v in 0..<256 where histogram[v] > limit { excess += histogram[v] - limit; histogram[v] = limit }
+                var sum = 0.0
+                for v in 0..<256 {
+                    sum += histogram[v] + excess / 256
+                    t[(ty * tiles + tx) * 256 + v] = UInt8(min(255, 255 * sum / count + 0.5))
+                }
+            }
+        }
+        func blend(_ n: Int, _ size: Int) -> (Int, Int, Int) {
+            let c = (Double(n) + 0.5) / Double(size) - 0.5
+            if c < 0 { return (0, 0, 0) }
+            let lo = Int(c)
+            if lo >= tiles - 1 { return (tiles - 1, tiles - 1, 0) }
+            return (lo, lo + 1, Int((c - Double(lo)) * 256 + 0.5))
+        }
+        return (0..<(width * height)).map { i in
+            let (x, y) = (i % width, i / width), v = Int(px[i])
+            let (xa, xb, fx) = blend(x, tw), (ya, yb, fy) = blend(y, th)
+            func at(_ ty: Int, _ tx: Int) -> Int { Int(t[(ty * tiles + tx) * 256 + v]) }
+            let top = at(ya, xa) * (256 - fx) + at(ya, xb) * fx, bottom = at(yb, xa) * (256 - fx) + at(yb, xb) * fx
+            return UInt8((top * (256 - fy) + bottom * fy + 32768) >> 16)
+        }
+    }
+
+    static func plainResized(_ image: GrayImage, by factor: Double) -> [UInt8] {
+        let (width, height, px) = (image.width, image.height, image.pixels)
+        let w = Int((Double(width) * factor).rounded()), h = Int((Double(height) * factor).rounded())
+        func source(_ n: Int, _ size: Int) -> (Int, Int) {
+            let s = min(Double(size - 1), max(0, (Double(n) + 0.5) / factor - 0.5))
+            let i = min(size - 2, Int(s))
+            return (i, Int((s - Double(i)) * 65536))
+        }
+        return (0..<(w * h)).map { k in
+            let (i, fx) = source(k % w, width), (j, fy) = source(k / w, height)
+            func across(_ r: Int) -> Int { (Int(px[r * width + i]) * (65536 - fx) + Int(px[r * width + i + 1]) * fx) >> 8 }
+            return UInt8((across(j) * (65536 - fy) + across(j + 1) * fy + (1 << 23)) >> 24)
+        }
+    }
+
     /// A QR code at levels 6 to 23 (a dark photo): zxing-cpp's first read sees a flat image,
     /// its gamma retry reads it.
     func testTheRetriesReadADarkCode() throws {
@@ -63,6 +133,20 @@ final class EnhanceTests: XCTestCase {
         XCTAssertEqual(found.map(\.text), ["scanlua dark photo"])
         XCTAssertEqual(found.first?.bbox.width ?? 0, 200, accuracy: 16, "in the image's own coordinates (25 modules of 8 pixels)")
         XCTAssertTrue(retries.retry(image, open: StillRetries.Open(), region: nil).0.isEmpty, "nothing open: no pass")
+    }
+
+    /// The same dark code white-on-black (levels 23 to 6): the first read looked for inverted
+    /// codes already, so balanced's passes over the whole image look for dark-on-light ones only;
+    /// thorough's look both ways and read it.
+    func testOnlyThoroughRetriesLookForWhiteOnBlackCodes() throws {
+        let dark = try Fixture.image("qr-dark.png")
+        let image = GrayImage(width: dark.width, height: dark.height, pixels: dark.pixels.map { 29 - min($0, 29) })
+        let qr: Set<Symbology> = [Symbology(rawValue: "qrcode")]
+        let open = StillRetries.Open(dark: true, nothingRead: true)
+        XCTAssertTrue(StillRetries(symbologies: qr, effort: .balanced).retry(image, open: open, region: nil).0.isEmpty)
+        let found = Symbol.merged(StillRetries(symbologies: qr, effort: .thorough).retry(image, open: open, region: nil).0)
+        XCTAssertEqual(found.map(\.text), ["scanlua dark photo"])
+        XCTAssertEqual(found.map(\.inverted), [true])
     }
 
     /// Four DataMatrix labels, the fourth blurred and washed out: zxing-cpp reads three and finds
