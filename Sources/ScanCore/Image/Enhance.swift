@@ -59,7 +59,7 @@ extension GrayImage {
                         for v in 0..<256 { counts[v] = 0 }
                         for y in y0..<y1 {
                             let row = px.baseAddress! + y * width
-                            for x in x0..<x1 { counts[Int(row[x])] += 1 }
+                            for x in x0..<x1 { counts[Int(row[x])] &+= 1 }
                         }
                         for v in 0..<256 { histogram[v] = Double(counts[v]) }
                         let count = Double((y1 - y0) * (x1 - x0))
@@ -99,10 +99,11 @@ extension GrayImage {
                                     let upper = t.baseAddress! + ya * tiles, lower = t.baseAddress! + yb * tiles
                                     let src = px.baseAddress! + y * width, row = dst.baseAddress! + y * width
                                     for x in 0..<width {
-                                        let v = Int(src[x]), xa = left[x] + v, xb = right[x] + v, fx = weight[x]
-                                        let top = Int(upper[xa]) * (256 - fx) + Int(upper[xb]) * fx
-                                        let bottom = Int(lower[xa]) * (256 - fx) + Int(lower[xb]) * fx
-                                        row[x] = UInt8((top * (256 - fy) + bottom * fy + 32768) >> 16)
+                                        let v = Int(src[x]), xa = left[x] &+ v, xb = right[x] &+ v, fx = weight[x]
+                                        // Levels and weights are small: no sum here can overflow.
+                                        let top = Int(upper[xa]) &* (256 &- fx) &+ Int(upper[xb]) &* fx
+                                        let bottom = Int(lower[xa]) &* (256 &- fx) &+ Int(lower[xb]) &* fx
+                                        row[x] = UInt8(truncatingIfNeeded: (top &* (256 &- fy) &+ bottom &* fy &+ 32768) >> 16)  // 0...255
                                     }
                                 }
                             }
@@ -137,7 +138,7 @@ extension GrayImage {
                         line.withUnsafeMutableBufferPointer { line in
                             for x in 0..<w {
                                 let i = column[x], fx = weight[x]
-                                line[x] = (Int(src[i]) * (65536 - fx) + Int(src[i + 1]) * fx) >> 8
+                                line[x] = (Int(src[i]) &* (65536 &- fx) &+ Int(src[i &+ 1]) &* fx) >> 8
                             }
                         }
                     }
@@ -153,7 +154,7 @@ extension GrayImage {
                             let row = dst.baseAddress! + y * w
                             upper.withUnsafeBufferPointer { top in
                                 lower.withUnsafeBufferPointer { bottom in
-                                    for x in 0..<w { row[x] = UInt8((top[x] * (65536 - fy) + bottom[x] * fy + (1 << 23)) >> 24) }
+                                    for x in 0..<w { row[x] = UInt8(truncatingIfNeeded: (top[x] &* (65536 - fy) &+ bottom[x] &* fy &+ (1 << 23)) >> 24) }  // 0...255
                                 }
                             }
                         }
