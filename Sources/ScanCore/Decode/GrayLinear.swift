@@ -478,14 +478,27 @@ package struct GrayLinear: Sendable {
         // Grid search on direction, start and module width with the middle blur and small shifts
         // (module widths within 2% when bent: a bend keeps the ends found).
         let widths = warp == 0 ? 0.06 : 0.02
+        // Each search first scores its middle point (the ends found, the refined point): no
+        // point scoring below that can win, so each point's sum stops as soon as it cannot reach
+        // it (``slotScoreSum``). The points are then scored in order and the first best wins, as
+        // without the bound (a point scoring exactly as well is not stopped).
         var bestFit: (score: Double, reversed: Bool, start: Double, w: Double, sigma: Int)?
+        let shiftsTried = Array(stride(from: -1.5, through: 1.5, by: 0.5)), widthsTried = Array(stride(from: 1 - widths, through: 1 + widths + 0.0001, by: 0.02))
+        var toBeat = -Double.infinity
         for reversed in [false, true] {
             let q = reversed ? reversedProfile : p
             let first = reversed ? Double(p.count - 1 - lastEdge) : Double(firstEdge)
-            for ds in stride(from: -1.5, through: 1.5, by: 0.5) {
-                for f in stride(from: 1 - widths, through: 1 + widths + 0.0001, by: 0.02) {
+            let middle = fitScore(q, layout: layout, start: first + shiftsTried[shiftsTried.count / 2] * w0, w: w0 * widthsTried[widthsTried.count / 2],
+                                  sigma: 1, shifts: 1, toBeat: -.infinity)
+            toBeat = max(toBeat, middle)
+        }
+        for reversed in [false, true] {
+            let q = reversed ? reversedProfile : p
+            let first = reversed ? Double(p.count - 1 - lastEdge) : Double(firstEdge)
+            for ds in shiftsTried {
+                for f in widthsTried {
                     let start = first + ds * w0
-                    let s = fitScore(q, layout: layout, start: start, w: w0 * f, sigma: 1, shifts: 1)
+                    let s = fitScore(q, layout: layout, start: start, w: w0 * f, sigma: 1, shifts: 1, toBeat: max(toBeat, bestFit?.score ?? -.infinity))
                     if s > (bestFit?.score ?? -.infinity) { bestFit = (s, reversed, start, w0 * f, 1) }
                 }
             }
@@ -494,11 +507,14 @@ package struct GrayLinear: Sendable {
         let q = coarse.reversed ? reversedProfile : p
         // Refine: quarter modules and 1% around the best, every blur, the full shifts.
         var fit = (score: -Double.infinity, start: coarse.start, w: coarse.w, sigma: 1)
+        let startsRefined = Array(stride(from: -0.25, through: 0.25, by: 0.25)), widthsRefined = Array(stride(from: 0.99, through: 1.0101, by: 0.01))
+        toBeat = fitScore(q, layout: layout, start: coarse.start + startsRefined[startsRefined.count / 2] * w0,
+                          w: coarse.w * widthsRefined[widthsRefined.count / 2], sigma: 1, shifts: 2, toBeat: -.infinity)
         for sigma in 0..<sigmas.count {
-            for ds in stride(from: -0.25, through: 0.25, by: 0.25) {
-                for f in stride(from: 0.99, through: 1.0101, by: 0.01) {
+            for ds in startsRefined {
+                for f in widthsRefined {
                     let start = coarse.start + ds * w0, w = coarse.w * f
-                    let s = fitScore(q, layout: layout, start: start, w: w, sigma: sigma, shifts: 2)
+                    let s = fitScore(q, layout: layout, start: start, w: w, sigma: sigma, shifts: 2, toBeat: max(toBeat, fit.score))
                     if s > fit.score { fit = (s, start, w, sigma) }
                 }
             }
@@ -705,8 +721,13 @@ package struct GrayLinear: Sendable {
     /// - a digit's correlation with a window is its dot product with the raw samples less the
     ///   window's mean times the template's sum, over the window's norm: one division a window
     ///   instead of one a sample (the best digit is the same; the scores agree to 1e-12, see tests);
-    /// - each digit's dot product is summed sample by sample in one vector lane.
-    package static func slotScoreSum(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> Double {
+    /// - each digit's dot product is summed sample by sample in one vector lane;
+    /// - a grid point that cannot come above `limit` stops early (-infinity): a slot scores at
+    ///   most 1 (a correlation with a unit-norm template), so once the slots scored so far plus 1
+    ///   for each one left stay at or under `limit`, no sum to come can pass it. The grid search
+    ///   keeps the best point only, so it passes the best sum so far: the same point wins.
+    package static func slotScoreSum(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int,
+                                     limit: Double = -.infinity) -> Double {
         let n = 7 * perModule
         // The slots are in order along the code.
         let first = layout.slots[0].start * perModule - shifts
@@ -721,7 +742,9 @@ package struct GrayLinear: Sendable {
                             from.loadUnaligned(fromByteOffset: at * MemoryLayout<Double>.stride, as: SIMD4<Double>.self)
                         }
                         var sum = 0.0
-                        for slot in layout.slots {
+                        for (done, slot) in layout.slots.enumerated() {
+                            // 1e-9 a slot and over all: far above the rounding of a sum of twelve.
+                            if sum + Double(layout.slots.count - done) * (1 + 1e-9) + 1e-9 <= limit { return -.infinity }
                             var best = -1.0
                             for shift in -shifts...shifts {
                                 let offset = slot.start * perModule + shift - first
@@ -805,10 +828,11 @@ package struct GrayLinear: Sendable {
         }
     }
 
-    /// The sum of every slot's best candidate and the guards: how well a grid fits.
-    static func fitScore(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int) -> Double {
-        slotScoreSum(p, layout: layout, start: start, w: w, sigma: sigma, shifts: shifts)
-            + guardScores(p, layout: layout, start: start, w: w, sigma: sigma) * 2
+    /// The sum of every slot's best candidate and the guards: how well a grid fits; -infinity
+    /// where it cannot come above `toBeat` (the best fit so far: see ``slotScoreSum``).
+    static func fitScore(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int, toBeat: Double) -> Double {
+        let guards = guardScores(p, layout: layout, start: start, w: w, sigma: sigma) * 2
+        return slotScoreSum(p, layout: layout, start: start, w: w, sigma: sigma, shifts: shifts, limit: toBeat - guards) + guards
     }
 
     /// The mean correlation of the guards.

@@ -115,7 +115,7 @@ final class GrayLinearTests: XCTestCase {
             }
             return sum
         }
-        var compared = 0
+        var compared = 0, stopped = 0
         for (p, starts, w) in [(noise, [-20.0, 0, 13.3, 90, 150], 2.7), (code, [28.0, 30, 31.4], 3.0), (code, [29.0], 2.94), (flat, [10.0], 2)] {
             for layout in [GrayLinear.ean13Layout, GrayLinear.ean8Layout] {
                 for start in starts {
@@ -125,12 +125,24 @@ final class GrayLinearTests: XCTestCase {
                             XCTAssertEqual(fast, reference(p, layout: layout, start: start, w: w, sigma: sigma, shifts: shifts), accuracy: 1e-12,
                                            "start \(start), w \(w), sigma \(sigma), shifts \(shifts)")
                             compared += 1
+                            // With a limit: the same sum where it comes above it, else -infinity
+                            // (or the sum, where the bound could not tell early).
+                            for limit in [fast - 0.5, fast - 1e-6, fast, fast + 1e-6, fast + 3] {
+                                let bounded = GrayLinear.slotScoreSum(p, layout: layout, start: start, w: w, sigma: sigma, shifts: shifts, limit: limit)
+                                if fast > limit {
+                                    XCTAssertEqual(bounded, fast, "limit \(limit)")
+                                } else {
+                                    XCTAssertTrue(bounded == fast || bounded == -.infinity, "limit \(limit): \(bounded)")
+                                    if bounded == -.infinity { stopped += 1 }
+                                }
+                            }
                         }
                     }
                 }
             }
         }
         XCTAssertEqual(compared, 160)
+        XCTAssertGreaterThan(stopped, 100, "the bound stops most sums that cannot pass their limit")
         // The drawn code's slots match their digits nearly perfectly at its true place and scale.
         XCTAssertGreaterThan(GrayLinear.slotScoreSum(code, layout: GrayLinear.ean13Layout, start: 30, w: 3, sigma: 1, shifts: 1), 11)
     }
