@@ -354,7 +354,7 @@ package struct GrayLinear: Sendable {
     /// The sets (L or G) of an EAN-13's left six digits, by its first digit.
     static let parities = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
     /// First digit of an EAN-13 from the parities of its left six digits (bit i set: digit i is G).
-    static let firstDigit: [Int: Int] = {
+    package static let firstDigit: [Int: Int] = {
         var m: [Int: Int] = [:]
         for (d, p) in parities.enumerated() {
             var bits = 0
@@ -871,30 +871,39 @@ package struct GrayLinear: Sendable {
         let left = n / 2
         // EAN-13: weights 3,1,3,... from the second digit (the first, from the parities, weighs 1);
         // EAN-8: 3,1,3,... from the first.
-        let weights = (0..<n).map { $0 % 2 == 0 ? 3 : 1 }
         let parityStates = format == .ean13 ? 64 : 1
-        // state = sum mod 10 * parityStates + parity bits
+        // state = sum mod 10 * parityStates + parity bits; the best way to each state of each
+        // slot (the state before, the candidate) in back[slot * states + state].
         let states = 10 * parityStates
-        var value = [Double](repeating: -.infinity, count: states)
+        var value = [Double](repeating: -.infinity, count: states), next = value
         value[0] = 0
-        var back: [[(prev: Int, cand: Int)]] = []
+        var backState = [Int](repeating: -1, count: n * states), backCandidate = [Int](repeating: -1, count: n * states)
+        // (mod + weight * digit) % 10 for mod < 10 and weight * digit <= 27.
+        let mod10 = (0..<37).map { $0 % 10 }
         for slot in 0..<n {
-            var next = [Double](repeating: -.infinity, count: states)
-            var from = [(prev: Int, cand: Int)](repeating: (-1, -1), count: states)
-            for st in 0..<states where value[st] > -.infinity {
-                let mod = st / parityStates, bits = st % parityStates
-                for (cand, sc) in scores[slot].enumerated() {
-                    let digit = cand % 10, isG = cand >= 10
-                    if format == .ean8 && isG { continue }
-                    var nb = bits
-                    if format == .ean13 && slot < left && isG { nb |= 1 << slot }
-                    let ns = ((mod + weights[slot] * digit) % 10) * parityStates + nb
-                    let v = value[st] + sc
-                    if v > next[ns] { next[ns] = v; from[ns] = (st, cand) }
+            let weight = slot % 2 == 0 ? 3 : 1
+            // EAN-8 has no G digits (a left slot's candidates 10...19); an EAN-13's left G digit sets its parity bit.
+            let candidates = format == .ean8 ? min(10, scores[slot].count) : scores[slot].count
+            let gBit = format == .ean13 && slot < left ? 1 << slot : 0
+            for i in 0..<states { next[i] = -.infinity }
+            scores[slot].withUnsafeBufferPointer { row in
+                next.withUnsafeMutableBufferPointer { next in
+                    // The states in order, each with its candidates in order, as the first best is kept.
+                    for mod in 0..<10 {
+                        for bits in 0..<parityStates {
+                            let st = mod * parityStates + bits, base = value[st]
+                            guard base > -.infinity else { continue }
+                            for cand in 0..<candidates {
+                                let isG = cand >= 10, digit = isG ? cand - 10 : cand
+                                let ns = mod10[mod + weight * digit] * parityStates + (isG ? bits | gBit : bits)
+                                let v = base + row[cand]
+                                if v > next[ns] { next[ns] = v; backState[slot * states + ns] = st; backCandidate[slot * states + ns] = cand }
+                            }
+                        }
+                    }
                 }
             }
-            value = next
-            back.append(from)
+            swap(&value, &next)
         }
         var bestState = -1, bestValue = -Double.infinity, first = 0
         for st in 0..<states where value[st] > bestValue {
@@ -914,7 +923,7 @@ package struct GrayLinear: Sendable {
         var minimum = Double.infinity
         var st = bestState
         for slot in stride(from: n - 1, through: 0, by: -1) {
-            let (prev, cand) = back[slot][st]
+            let prev = backState[slot * states + st], cand = backCandidate[slot * states + st]
             digits[slot] = cand % 10
             minimum = min(minimum, scores[slot][cand])
             st = prev

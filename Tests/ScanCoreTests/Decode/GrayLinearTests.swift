@@ -88,6 +88,69 @@ final class GrayLinearTests: XCTestCase {
         XCTAssertEqual(best?.0, "5901234123457")
     }
 
+    /// The dynamic program gives what the plain one below gives (every state of every slot a
+    /// list of its own, the first best kept): the same digits, sums and weakest match, on random
+    /// scores (with ties: scores in tenths) for both formats.
+    func testTheDynamicProgramMatchesThePlainOne() {
+        var seed: UInt64 = 11
+        func next() -> Double { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Double(seed >> 60) / 10 }
+        func plain(_ scores: [[Double]], format: GrayLinear.Format) -> (String, Double, Double, Double)? {
+            let n = scores.count, left = n / 2, weights = (0..<n).map { $0 % 2 == 0 ? 3 : 1 }
+            let parityStates = format == .ean13 ? 64 : 1, states = 10 * parityStates
+            var value = [Double](repeating: -.infinity, count: states)
+            value[0] = 0
+            var back: [[(prev: Int, cand: Int)]] = []
+            for slot in 0..<n {
+                var next = [Double](repeating: -.infinity, count: states)
+                var from = [(prev: Int, cand: Int)](repeating: (-1, -1), count: states)
+                for st in 0..<states where value[st] > -.infinity {
+                    let mod = st / parityStates, bits = st % parityStates
+                    for (cand, sc) in scores[slot].enumerated() {
+                        let digit = cand % 10, isG = cand >= 10
+                        if format == .ean8 && isG { continue }
+                        var nb = bits
+                        if format == .ean13 && slot < left && isG { nb |= 1 << slot }
+                        let ns = ((mod + weights[slot] * digit) % 10) * parityStates + nb
+                        if value[st] + sc > next[ns] { next[ns] = value[st] + sc; from[ns] = (st, cand) }
+                    }
+                }
+                value = next
+                back.append(from)
+            }
+            var bestState = -1, bestValue = -Double.infinity
+            for st in 0..<states where value[st] > bestValue {
+                let mod = st / parityStates, bits = st % parityStates
+                if format == .ean13 {
+                    guard let d = GrayLinear.firstDigit[bits], (mod + d) % 10 == 0 else { continue }
+                } else {
+                    guard mod == 0 else { continue }
+                }
+                bestState = st
+                bestValue = value[st]
+            }
+            guard bestState >= 0 else { return nil }
+            var digits = [Int](repeating: 0, count: n), minimum = Double.infinity, st = bestState
+            for slot in stride(from: n - 1, through: 0, by: -1) {
+                let (prev, cand) = back[slot][st]
+                digits[slot] = cand % 10
+                minimum = min(minimum, scores[slot][cand])
+                st = prev
+            }
+            let first = format == .ean13 ? String(GrayLinear.firstDigit[bestState % parityStates]!) : ""
+            return (first + digits.map(String.init).joined(), bestValue, scores.reduce(0) { $0 + ($1.max() ?? 0) }, minimum)
+        }
+        for round in 0..<200 {
+            let format: GrayLinear.Format = round % 2 == 0 ? .ean13 : .ean8
+            let n = format == .ean13 ? 12 : 8
+            let scores = (0..<n).map { slot in (0..<(slot < n / 2 ? 20 : 10)).map { _ in next() } }
+            let (fast, reference) = (GrayLinear.bestValid(scores, format: format), plain(scores, format: format))
+            XCTAssertEqual(fast?.0, reference?.0, "round \(round)")
+            XCTAssertEqual(fast?.1, reference?.1)
+            XCTAssertEqual(fast?.2, reference?.2)
+            XCTAssertEqual(fast?.3, reference?.3)
+        }
+    }
+
     /// The grid search's score (one resampling of the span, one division a window) is the
     /// correlation of each slot's normalised window with each digit's template, as written out
     /// here one window and one template at a time: on noise and on a blurred code's profile, for
