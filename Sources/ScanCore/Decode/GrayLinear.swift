@@ -484,17 +484,15 @@ package struct GrayLinear: Sendable {
         // without the bound (a point scoring exactly as well is not stopped).
         var bestFit: (score: Double, reversed: Bool, start: Double, w: Double, sigma: Int)?
         let shiftsTried = Array(stride(from: -1.5, through: 1.5, by: 0.5)), widthsTried = Array(stride(from: 1 - widths, through: 1 + widths + 0.0001, by: 0.02))
+        // The profile read each way, and where the code's first edge is on it.
+        let directions = [(reversed: false, q: p, first: Double(firstEdge)), (reversed: true, q: reversedProfile, first: Double(p.count - 1 - lastEdge))]
         var toBeat = -Double.infinity
-        for reversed in [false, true] {
-            let q = reversed ? reversedProfile : p
-            let first = reversed ? Double(p.count - 1 - lastEdge) : Double(firstEdge)
+        for (_, q, first) in directions {
             let middle = fitScore(q, layout: layout, start: first + shiftsTried[shiftsTried.count / 2] * w0, w: w0 * widthsTried[widthsTried.count / 2],
                                   sigma: 1, shifts: 1, toBeat: -.infinity)
             toBeat = max(toBeat, middle)
         }
-        for reversed in [false, true] {
-            let q = reversed ? reversedProfile : p
-            let first = reversed ? Double(p.count - 1 - lastEdge) : Double(firstEdge)
+        for (reversed, q, first) in directions {
             for ds in shiftsTried {
                 for f in widthsTried {
                     let start = first + ds * w0
@@ -723,9 +721,11 @@ package struct GrayLinear: Sendable {
     ///   instead of one a sample (the best digit is the same; the scores agree to 1e-12, see tests);
     /// - each digit's dot product is summed sample by sample in one vector lane;
     /// - a grid point that cannot come above `limit` stops early (-infinity): a slot scores at
-    ///   most 1 (a correlation with a unit-norm template), so once the slots scored so far plus 1
-    ///   for each one left stay at or under `limit`, no sum to come can pass it. The grid search
-    ///   keeps the best point only, so it passes the best sum so far: the same point wins.
+    ///   most 1 (a correlation with a unit-norm template; computed, at most 1.005: the dot
+    ///   product's rounding, some 5e-12, over a norm down to 1e-9), so once the slots scored so
+    ///   far plus 1.01 for each one left stay at or under `limit`, no sum to come can pass it.
+    ///   The grid search keeps the best point only, so it passes the best sum so far: the same
+    ///   point wins.
     package static func slotScoreSum(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int, shifts: Int,
                                      limit: Double = -.infinity) -> Double {
         let n = 7 * perModule
@@ -743,8 +743,7 @@ package struct GrayLinear: Sendable {
                         }
                         var sum = 0.0
                         for (done, slot) in layout.slots.enumerated() {
-                            // 1e-9 a slot and over all: far above the rounding of a sum of twelve.
-                            if sum + Double(layout.slots.count - done) * (1 + 1e-9) + 1e-9 <= limit { return -.infinity }
+                            if sum + Double(layout.slots.count - done) * 1.01 <= limit { return -.infinity }
                             var best = -1.0
                             for shift in -shifts...shifts {
                                 let offset = slot.start * perModule + shift - first
@@ -873,7 +872,7 @@ package struct GrayLinear: Sendable {
         // EAN-8: 3,1,3,... from the first.
         let parityStates = format == .ean13 ? 64 : 1
         // state = sum mod 10 * parityStates + parity bits; the best way to each state of each
-        // slot (the state before, the candidate) in back[slot * states + state].
+        // slot: the state before in backState[slot * states + state], the candidate in backCandidate.
         let states = 10 * parityStates
         var value = [Double](repeating: -.infinity, count: states), next = value
         value[0] = 0

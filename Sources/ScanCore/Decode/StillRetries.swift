@@ -29,10 +29,11 @@ import Dispatch
 ///   146, none wrong). White-on-black codes are looked for in the tiles only where one of those
 ///   read was (``Open/tilesInverted``).
 /// The passes over the whole image look for dark-on-light codes only (the first read looked for
-/// white-on-black ones). `--effort thorough` runs every pass on every still image, both ways. On images of more than 2 megapixels
-/// the passes over the whole image look for QR codes only (an all-formats read of 12 MP costs
-/// ten times as much); smaller ones for every wanted format when nothing was read. Failed places
-/// and tiles are read at any size up to the plan's 16 MP.
+/// white-on-black ones; one that reads only brightened or equalised is left to thorough).
+/// `--effort thorough` runs every pass on every still image, both ways. On images of more than
+/// 2 megapixels the passes over the whole image look for QR codes only (an all-formats read of
+/// 12 MP costs ten times as much); smaller ones for every wanted format when nothing was read.
+/// Failed places and tiles are read at any size up to the plan's 16 MP.
 package final class StillRetries {
     /// The passes over the whole image: every wanted format, and QR only (nil when QR codes are
     /// not wanted). White-on-black codes only with `thorough`: the first read looked for them
@@ -42,7 +43,7 @@ package final class StillRetries {
     private let every: ZXingDecoder
     private let qrOnly: ZXingDecoder?
     /// QR only, with failed detections reported (the trigger); nil when QR codes are not wanted.
-    private let qr: ZXingDecoder?
+    private let qrCheck: ZXingDecoder?
     private let thorough: Bool
     private let wanted: Set<Symbology>
     /// The checks with failed detections reported, by the kinds they look for, and the decoders
@@ -75,7 +76,7 @@ package final class StillRetries {
         let qrcode = Symbology(rawValue: "qrcode")
         let wantsQR = symbologies.contains(qrcode)
         qrOnly = wantsQR ? ZXingDecoder(symbologies: [qrcode], effort: .balanced, invert: effort == .thorough) : nil
-        qr = wantsQR ? ZXingDecoder(symbologies: [qrcode], effort: .balanced, reportFailures: true) : nil
+        qrCheck = wantsQR ? ZXingDecoder(symbologies: [qrcode], effort: .balanced, reportFailures: true) : nil
         thorough = effort == .thorough
         wanted = symbologies
     }
@@ -138,7 +139,7 @@ package final class StillRetries {
             ZXingDecoder.Failure(symbology: f.symbology, box: Box(x: (f.box.x + box.x) * k, y: (f.box.y + box.y) * k, width: f.box.width * k, height: f.box.height * k))
         }.filter { f in !all.contains { $0.bbox.intersects(f.box) } }
         // The QR reader names some failures Micro QR or rMQR (its family): all reopen the image.
-        open.failedQR = qr != nil && failures.contains { Self.qrFamily.contains($0.symbology.rawValue) }
+        open.failedQR = qrCheck != nil && failures.contains { Self.qrFamily.contains($0.symbology.rawValue) }
         open.failedPlaces = Array(Self.joined(failures.filter { Self.placesRetried.contains($0.symbology) }).prefix(Self.placesAtMost))
         return (open, read)
     }
@@ -198,8 +199,8 @@ package final class StillRetries {
     /// ``placesRetried`` read there; nil when there is nothing to look for.
     private func check(for found: [Symbol]) -> ZXingDecoder? {
         let kinds = Set(found.map(\.symbology)).intersection(Self.placesRetried).intersection(wanted)
-        if kinds.isEmpty { return qr }
-        let formats = kinds.union(qr == nil ? [] : [Symbology(rawValue: "qrcode")])
+        if kinds.isEmpty { return qrCheck }
+        let formats = kinds.union(qrCheck == nil ? [] : [Symbology(rawValue: "qrcode")])
         if let made = checks[formats] { return made }
         let made = ZXingDecoder(symbologies: formats, effort: .balanced, reportFailures: true)
         checks[formats] = made

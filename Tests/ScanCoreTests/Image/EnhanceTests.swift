@@ -141,12 +141,15 @@ final class EnhanceTests: XCTestCase {
     func testOnlyThoroughRetriesLookForWhiteOnBlackCodes() throws {
         let dark = try Fixture.image("qr-dark.png")
         let image = GrayImage(width: dark.width, height: dark.height, pixels: dark.pixels.map { 29 - min($0, 29) })
-        let qr: Set<Symbology> = [Symbology(rawValue: "qrcode")]
-        let open = StillRetries.Open(dark: true, nothingRead: true)
-        XCTAssertTrue(StillRetries(symbologies: qr, effort: .balanced).retry(image, open: open, region: nil).0.isEmpty)
-        let found = Symbol.merged(StillRetries(symbologies: qr, effort: .thorough).retry(image, open: open, region: nil).0)
-        XCTAssertEqual(found.map(\.text), ["scanlua dark photo"])
-        XCTAssertEqual(found.map(\.inverted), [true])
+        // Nothing read (every wanted format), and a QR code that failed beside others (QR only).
+        for (symbologies, open) in [([Symbology(rawValue: "qrcode")], StillRetries.Open(dark: true, nothingRead: true)),
+                                    (Array(Symbology.defaultSet), StillRetries.Open(dark: true, failedQR: true))] {
+            let wanted = Set(symbologies)
+            XCTAssertTrue(StillRetries(symbologies: wanted, effort: .balanced).retry(image, open: open, region: nil).0.isEmpty, "\(open)")
+            let found = Symbol.merged(StillRetries(symbologies: wanted, effort: .thorough).retry(image, open: open, region: nil).0)
+            XCTAssertEqual(found.map(\.text), ["scanlua dark photo"], "\(open)")
+            XCTAssertEqual(found.map(\.inverted), [true])
+        }
     }
 
     /// Four DataMatrix labels, the fourth blurred and washed out: zxing-cpp reads three and finds

@@ -39,7 +39,8 @@ package final class ZXingDecoder: FrameDecoder {
     ///   `reportFailures`: also keep where codes were found but not decoded (``decodeReporting(_:)``);
     ///   `pure`: images of one code and nothing else, black 0 and white 255 (``MaxiCodeReader``'s);
     ///   `invert`: false to skip the effort's retry for white-on-black codes (``StillRetries``'
-    ///   tiles, where the codes read show that none is).
+    ///   passes after the first read, which looked for them, and its tiles where the codes read
+    ///   show that none is).
     package init(symbologies: Set<Symbology>, effort: Effort = .balanced, reportFailures: Bool = false, pure: Bool = false, invert: Bool = true) {
         guard let o = ZXing_ReaderOptions_new() else { preconditionFailure("ZXing_ReaderOptions_new failed") }
         options = o
