@@ -95,6 +95,25 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(try only("qr-dark.png")["decoder"] as? String, "zbar+zxing")
     }
 
+    /// A QR code wrapped round a can: zxing-cpp finds it and fails its checksum, zbar finds
+    /// nothing; after the retries, the grid fitted to its function patterns reads it (QRGridFit).
+    /// Not with `--effort fast` (no retries). Its corners are the fitted grid's, inside the image.
+    func testACurvedQRCodeIsReadOnAFittedGrid() throws {
+        let curved = CLI.fixture("qr-curved.png")
+        // No time budget: a debug build on a busy machine may spend balanced's 2 s before the fit.
+        let r = try scan([curved], ["--time-budget", "0"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.count, 1)
+        let rec = try XCTUnwrap(r.records.first)
+        XCTAssertEqual(rec["text"] as? String, "https://scanlua.example/curved/4")
+        XCTAssertEqual(rec["decoder"] as? String, "zxing")
+        let points = try XCTUnwrap(rec["points"] as? [[Int]])
+        XCTAssertEqual(points.count, 4)
+        XCTAssertTrue(points.allSatisfy { $0[0] >= 0 && $0[0] < 164 && $0[1] >= 0 && $0[1] < 164 }, "\(points)")
+        let fast = try scan([curved], ["--effort", "fast"])
+        XCTAssertEqual(fast.status, 4, "no retries with --effort fast")
+    }
+
     func testSymbologyIdentifiersAndDecoders() throws {
         let dm = try only("zxing/datamatrix.png")
         XCTAssertEqual(dm["symbology_id"] as? String, "]d1")

@@ -23,7 +23,9 @@ import Synchronization
 ///    codes; a code of another kind they read at the gray-level reading's place takes that place);
 ///    where a DataMatrix, Aztec, PDF417 or Code 128 code was found but not decoded beside others
 ///    of its kind that were, its place is read again by itself; where at least four DataMatrix,
-///    Aztec or PDF417 codes of one kind were read, the image is read again in tiles for them.
+///    Aztec or PDF417 codes of one kind were read, the image is read again in tiles for them;
+///    a QR code found but not decoded that none of these read is read on a grid fitted to its
+///    function patterns (``QRGridFit``).
 /// 4. Where no MaxiCode was read, ``MaxiCodeReader`` looks for MaxiCode bullseyes (zxing-cpp reads
 ///    only pure images of that symbology): in the small copy, then, where none was found there,
 ///    in the full-size image if it was loaded; one found small but not read is read again in a

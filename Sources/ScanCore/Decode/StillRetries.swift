@@ -28,6 +28,9 @@ import Dispatch
 ///   by among dozens of others and finds them in a tile (skewed DataMatrix photos: 113 -> 121 of
 ///   146, none wrong). White-on-black codes are looked for in the tiles only where one of those
 ///   read was (``Open/tilesInverted``).
+/// - a QR code was found but not decoded and no pass read it (where nothing at all was read, the
+///   QR check runs for this after the passes): it is read on a grid fitted to its function
+///   patterns (``QRGridFit``), from the failed read's corners and version.
 /// The passes over the whole image look for dark-on-light codes only (the first read looked for
 /// white-on-black ones; one that reads only brightened or equalised is left to thorough).
 /// `--effort thorough` runs every pass on every still image, both ways. On images of more than
@@ -46,6 +49,7 @@ package final class StillRetries {
     private let qrCheck: ZXingDecoder?
     private let thorough: Bool
     private let wanted: Set<Symbology>
+    private let gridFit = QRGridFit()
     /// The checks with failed detections reported, by the kinds they look for, and the decoders
     /// of a few kinds for failed places and tiles: made when first needed (one plan's, one thread's).
     private var checks: [Set<Symbology>: ZXingDecoder] = [:]
@@ -92,6 +96,9 @@ package final class StillRetries {
         package var onlyGrayRead = false
         /// Codes of ``placesRetried`` found but not decoded (full-size pixels), where none was read.
         package var failedPlaces: [ZXingDecoder.Failure] = []
+        /// QR codes found but not decoded (full-size pixels), where none was read: if no pass reads
+        /// one, it is read on a fitted grid (``QRGridFit``).
+        package var failedQRCodes: [ZXingDecoder.Failure] = []
         /// Kinds of ``tiledKinds`` read at least ``tilesFrom`` times (a tray, a sheet of
         /// labels), each with the side of tiles its codes call for (full-size pixels;
         /// ``tileSide(codes:width:height:)``): the image is read again in tiles of the smallest.
@@ -104,7 +111,8 @@ package final class StillRetries {
         /// Whether the passes over the whole image run (failed places alone are read by themselves).
         var wholeImage: Bool { dark || nothingRead || failedQR || onlyGrayRead }
         package init(dark: Bool = false, nothingRead: Bool = false, failedQR: Bool = false, onlyGrayRead: Bool = false,
-                     failedPlaces: [ZXingDecoder.Failure] = [], tiles: [Symbology: Int] = [:], tilesInverted: Bool = false) {
+                     failedPlaces: [ZXingDecoder.Failure] = [], tiles: [Symbology: Int] = [:], tilesInverted: Bool = false,
+                     failedQRCodes: [ZXingDecoder.Failure] = []) {
             self.dark = dark
             self.nothingRead = nothingRead
             self.failedQR = failedQR
@@ -112,6 +120,7 @@ package final class StillRetries {
             self.failedPlaces = failedPlaces
             self.tiles = tiles
             self.tilesInverted = tilesInverted
+            self.failedQRCodes = failedQRCodes
         }
     }
 
@@ -135,11 +144,10 @@ package final class StillRetries {
         let read = r.symbols.map { $0.offset(dx: box.x, dy: box.y).scaled(by: k) }
         let all = found + read
         // Failures where no code was read (a decoder may fail on a code another one read).
-        let failures = r.failures.map { f in
-            ZXingDecoder.Failure(symbology: f.symbology, box: Box(x: (f.box.x + box.x) * k, y: (f.box.y + box.y) * k, width: f.box.width * k, height: f.box.height * k))
-        }.filter { f in !all.contains { $0.bbox.intersects(f.box) } }
+        let failures = r.failures.map { $0.moved(dx: box.x, dy: box.y, scale: k) }.filter { f in !all.contains { $0.bbox.intersects(f.box) } }
         // The QR reader names some failures Micro QR or rMQR (its family): all reopen the image.
         open.failedQR = qrCheck != nil && failures.contains { Self.qrFamily.contains($0.symbology.rawValue) }
+        open.failedQRCodes = Self.fittable(failures)
         open.failedPlaces = Array(Self.joined(failures.filter { Self.placesRetried.contains($0.symbology) }).prefix(Self.placesAtMost))
         return (open, read)
     }
@@ -170,6 +178,13 @@ package final class StillRetries {
             }
         }
         return out
+    }
+
+    /// The QR failures ``QRGridFit`` reads (a version it fits), at most ``placesAtMost``.
+    static func fittable(_ failures: [ZXingDecoder.Failure]) -> [ZXingDecoder.Failure] {
+        Array(failures.filter { f in
+            f.symbology.rawValue == "qrcode" && f.corners.count == 4 && f.version.map { (1...QRGridFit.largestVersion).contains($0) } == true
+        }.prefix(placesAtMost))
     }
 
     /// The names a QR check's failures come under (an unnamed format counts as QR).
@@ -232,6 +247,21 @@ package final class StillRetries {
                 if let deadline, DispatchTime.now() >= deadline { return (symbols, true) }
                 symbols += decoder.decode(image.cropped(to: tile)).map { $0.offset(dx: tile.x, dy: tile.y) }
             }
+        }
+        // QR codes found but not read by any pass: read on a grid fitted to their function
+        // patterns. Where nothing at all was read, the check had not run: it runs now, for them,
+        // at half size over 2 MP (a 12 MP check costs about as much as the fits it could lead to).
+        var failedQR = open.failedQRCodes
+        if open.nothingRead, symbols.isEmpty, let qrCheck, let bounds {
+            if let deadline, DispatchTime.now() >= deadline { return (symbols, true) }
+            let part = bounds == whole ? image : image.cropped(to: bounds)
+            let k = part.width * part.height > Self.largePixels ? 2 : 1
+            failedQR = Self.fittable(qrCheck.decodeReporting(k == 1 ? part : part.reduced(by: k)).failures
+                .map { $0.moved(dx: 0, dy: 0, scale: k).moved(dx: bounds.x, dy: bounds.y, scale: 1) })
+        }
+        for failure in failedQR where !symbols.contains(where: { $0.bbox.intersects(failure.box) }) {
+            if let deadline, DispatchTime.now() >= deadline { return (symbols, true) }
+            if let symbol = gridFit.read(image, corners: failure.corners, version: failure.version ?? 0) { symbols.append(symbol) }
         }
         return (symbols, skipped)
     }

@@ -102,7 +102,23 @@ package final class ZXingDecoder: FrameDecoder {
     package struct Failure: Equatable, Sendable {
         package var symbology: Symbology
         package var box: Box
-        package init(symbology: Symbology, box: Box) { self.symbology = symbology; self.box = box }
+        /// Its corners as zxing-cpp placed them (top left, top right, bottom right, bottom left
+        /// of the code as read), for ``QRGridFit``.
+        package var corners: [Point]
+        /// A QR code's version (1-40) as its failed read took it; nil for other codes and Micro QR.
+        package var version: Int?
+        package init(symbology: Symbology, box: Box, corners: [Point] = [], version: Int? = nil) {
+            self.symbology = symbology
+            self.box = box
+            self.corners = corners
+            self.version = version
+        }
+
+        /// The failure in an image `k` times as large, moved by (`dx`, `dy`) first.
+        func moved(dx: Int, dy: Int, scale k: Int) -> Failure {
+            Failure(symbology: symbology, box: Box(x: (box.x + dx) * k, y: (box.y + dy) * k, width: box.width * k, height: box.height * k),
+                    corners: corners.map { Point(x: ($0.x + dx) * k, y: ($0.y + dy) * k) }, version: version)
+        }
     }
 
     /// The valid symbols, and (with `reportFailures`) the codes zxing-cpp found but could not decode.
@@ -124,8 +140,10 @@ package final class ZXingDecoder: FrameDecoder {
                     // A failure of a format this wrapper does not name keeps an empty name (the
                     // retries' check counts it as a QR code's: see StillRetries.qrFamily).
                     let name = Self.names[format.rawValue] ?? Self.symbologyNames[ZXing_BarcodeFormatSymbology(format).rawValue] ?? ""
-                    let box = Box(enclosing: [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) })
-                    failures.append(Failure(symbology: Symbology(rawValue: name), box: box))
+                    let corners = [p.topLeft, p.topRight, p.bottomRight, p.bottomLeft].map { Point(x: Int($0.x), y: Int($0.y)) }
+                    // "Version" is a QR code's number ("4"), Micro QR's "M2": only numbers are kept.
+                    let version = Self.string(ZXing_Barcode_extra(b, "Version")).flatMap { Int($0) }
+                    failures.append(Failure(symbology: Symbology(rawValue: name), box: Box(enclosing: corners), corners: corners, version: version))
                     continue
                 }
                 guard var symbol = Self.symbol(from: b) else { continue }
