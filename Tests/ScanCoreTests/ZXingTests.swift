@@ -248,6 +248,19 @@ final class ZXingTests: XCTestCase {
         return s
     }
 
+    func testALinearReadingCentredInsideAMatrixCodeIsLeftOut() {
+        let qr = sym("qrcode", "hello", box: Box(x: 10, y: 10, width: 100, height: 100), decoder: "zxing")
+        let inside = sym("codabar", "C$3D", box: Box(x: 60, y: 12, width: 4, height: 96), decoder: "zxing")
+        let beside = sym("ean13", "5901234123457", box: Box(x: 120, y: 10, width: 90, height: 60), decoder: "zbar")
+        let luaNamed = sym("mycode", "7", box: Box(x: 40, y: 40, width: 10, height: 10), decoder: "lua")
+        let dm = sym("datamatrix", "x", box: Box(x: 300, y: 300, width: 40, height: 40), decoder: "zxing")
+        let inDM = sym("i25", "9403", box: Box(x: 310, y: 300, width: 2, height: 40), decoder: "zxing")
+        XCTAssertEqual(Symbol.droppingLinearInsideMatrix([qr, inside, beside, luaNamed, dm, inDM]).map(\.text),
+                       ["hello", "5901234123457", "7", "x"])
+        XCTAssertEqual(Symbol.droppingLinearInsideMatrix([inside, beside]).map(\.text), ["C$3D", "5901234123457"],
+                       "without a matrix code read, linear readings stay")
+    }
+
     func testSameCodeFromBothDecodersIsOneSymbol() {
         let a = sym("qrcode", "hello", box: Box(x: 10, y: 10, width: 100, height: 100), decoder: "zbar")
         var b = sym("qrcode", "hello", box: Box(x: 12, y: 11, width: 99, height: 100), decoder: "zxing")

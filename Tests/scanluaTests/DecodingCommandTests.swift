@@ -114,6 +114,18 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(fast.status, 4, "no retries with --effort fast")
     }
 
+    func testALinearReadingInsideAQRCodeIsLeftOut() throws {
+        // zxing-cpp 3.1.1 alone returns this QR code and Codabar C$3D read down one of its module columns.
+        let r = try scan([CLI.fixture("qr-codabar-inside.jpg")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { $0["symbology"] as? String }, ["qrcode"])
+        XCTAssertEqual(r.records.first?["text"] as? String,
+                       "nE_hc4elIW/fxbt-kx6Epd1jnv4CS7oqal8D2J=glo:&QOz_s2rExE_yUslxe-04iwmHrrhss3i9LHarvBVCE-s?kpM8aItJ=C_8Ct9-K2AL:E_8GfVytjBaRag2.9/.F=E2Nkm-N3oV1=7a_OS/hwPXK9/w&9dF:7KOVFRLMyc-&1jam/IqzlPZfCA6")
+        // A linear code beside a QR code stays.
+        let several = try scan([CLI.fixture("several.png")])
+        XCTAssertEqual(Set(several.records.compactMap { $0["symbology"] as? String }), ["qrcode", "ean13", "code128"])
+    }
+
     func testSymbologyIdentifiersAndDecoders() throws {
         let dm = try only("zxing/datamatrix.png")
         XCTAssertEqual(dm["symbology_id"] as? String, "]d1")

@@ -40,7 +40,9 @@ import Synchronization
 /// 7. Where it has not run, the gray-level reader reads the place of each EAN/UPC code only
 ///    zxing-cpp read that ``BarPattern`` could not judge (on the full-size image, when it was
 ///    loaded): the same digits confirm it, others make a conflict (both go).
-/// A video frame gets 1, 2 and 5, in the fallback order: the next frame has another chance.
+/// 8. Every frame: a linear reading centred inside a matrix code read there is left out
+///    (``Symbol/droppingLinearInsideMatrix(_:)``).
+/// A video frame gets 1, 2, 5 and 8, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
 /// then its own (every image at full size, zbar and zxing-cpp's thorough settings on every image,
@@ -382,7 +384,7 @@ package final class DecodePlan {
         }
         // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
         // stay inside the frame.
-        let inside = symbols.map { $0.clamped(width: info.width, height: info.height) }
+        let inside = Symbol.droppingLinearInsideMatrix(symbols).map { $0.clamped(width: info.width, height: info.height) }
         // Frame observers get a still's bytes (a copy in color and in its format) and a video frame's pixels.
         var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || (keepFrames && !still) ? full : nil,
                                    arrival: arrival)

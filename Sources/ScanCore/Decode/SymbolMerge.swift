@@ -14,6 +14,21 @@ extension Symbol {
         return out
     }
 
+    /// Without the readings of a built-in linear symbology centred inside a matrix or stacked
+    /// code read in the same frame: a scan line across a QR code's modules can pass a linear
+    /// decoder's checks (zxing-cpp 3.1.1 alone reads Codabar `C$3D` inside a JPEG-compressed QR
+    /// code, a retry I2/5 `9403` down one with glare), and no linear code is printed inside one.
+    /// On the shared corpus no reading lies inside a matrix code.
+    package static func droppingLinearInsideMatrix(_ symbols: [Symbol]) -> [Symbol] {
+        let matrices = symbols.filter { Symbology.matrixCodes.contains($0.symbology.rawValue) }.map(\.bbox)
+        guard !matrices.isEmpty else { return symbols }
+        return symbols.filter { s in
+            guard s.symbology.entry != nil, !Symbology.matrixCodes.contains(s.symbology.rawValue) else { return true }
+            let cx = Double(s.bbox.x) + Double(s.bbox.width) / 2, cy = Double(s.bbox.y) + Double(s.bbox.height) / 2
+            return !matrices.contains { $0.holds(cx, cy) }
+        }
+    }
+
     /// Two EAN/UPC readings of one place that disagree (other digits, or an EAN-8 inside an
     /// EAN-13): one of them is wrong, and a wrong product code costs more than a missed one. The
     /// reading two decoders agree on (`zbar+zxing`) stays and the other goes; when neither or

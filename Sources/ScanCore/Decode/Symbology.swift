@@ -110,6 +110,8 @@ package struct Symbology: RawRepresentable, Hashable, Sendable, CustomStringConv
     package static let longProductCodes: Set<String> = ["ean13", "upca", "isbn13"]
     /// MaxiCode, which has a reader of its own for photos (``MaxiCodeReader``).
     package static let maxiCode = Symbology(rawValue: "maxicode")
+    /// Matrix and stacked codes: no linear code is printed inside one (``Symbol/droppingLinearInsideMatrix(_:)``).
+    package static let matrixCodes: Set<String> = ["qrcode", "microqr", "rmqr", "sqcode", "datamatrix", "aztec", "maxicode", "pdf417", "micropdf417"]
 
     package static let defaultSet: Set<Symbology> = Set(registry.filter(\.onByDefault).map { Symbology(rawValue: $0.name) })
 
