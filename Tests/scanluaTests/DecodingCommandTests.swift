@@ -126,6 +126,16 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(Set(several.records.compactMap { $0["symbology"] as? String }), ["qrcode", "ean13", "code128"])
     }
 
+    func testAnM1MicroQRCodeNeedsItsQuietZone() throws {
+        // zxing-cpp 3.1.1 alone reads this curved QR code's finder pattern as M1 Micro QR "3600".
+        let finder = try scan([CLI.fixture("qr-finder-as-m1.png")])
+        XCTAssertEqual(finder.status, 4, finder.stdout)
+        XCTAssertEqual(finder.records.count, 0)
+        let m1 = try only("zxing/microqr-m1.png")
+        XCTAssertEqual(m1["text"] as? String, "31415")
+        XCTAssertEqual(m1["version"] as? String, "M1")
+    }
+
     func testSymbologyIdentifiersAndDecoders() throws {
         let dm = try only("zxing/datamatrix.png")
         XCTAssertEqual(dm["symbology_id"] as? String, "]d1")

@@ -34,6 +34,8 @@ import Synchronization
 ///    (``QuietZones``): a UPC-E read from half an EAN-13 is left out; and its digits must make the
 ///    bars in the image (``BarPattern``): a Code 11 read as an EAN-13 is left out. Then the
 ///    readings that disagree at one place are settled (``Symbol/resolvingEANConflicts(_:)``).
+///    An M1 Micro QR reading must have its quiet zone (``QuietZones``): a QR code's finder
+///    pattern reads as one.
 /// 6. The gray-level EAN/UPC reader (``GrayLinear``), if it has not run, where no EAN/UPC code
 ///    was read (a UPC-E or EAN-8 only zbar read does not count), skipping the regions of codes
 ///    already read; its readings are judged as in 5, and conflicts settled again.

@@ -17,10 +17,13 @@ import Foundation
 /// dark background (one swing) or one border line (two) is not bars, nor are the digits printed
 /// beside a code that one line may cross. Lines that leave the image or have too little
 /// contrast to judge do not count.
+///
+/// An M1 Micro QR reading is judged too, by its own rule (``microQRPasses(_:in:k:)``).
 package enum QuietZones {
     /// Whether `symbol` (points in full-image pixels) may stand, judged on `image`, which is the
     /// full image reduced by `k` (1: the full image itself). Codes this does not judge pass.
     package static func pass(_ symbol: Symbol, in image: GrayImage, k: Int = 1) -> Bool {
+        if symbol.symbology.rawValue == "microqr" { return microQRPasses(symbol, in: image, k: k) }
         guard let span = LinearSpan(symbol, in: image, k: k), let (_, wanted) = LinearSpan.layout(symbol.symbology.rawValue) else { return true }
         let module = span.module, t0 = span.t0, t1 = span.t1
         // Under a pixel a module: too small to tell a bar from blur.
@@ -72,5 +75,45 @@ package enum QuietZones {
         // Bars: every line judged (two at least) swings at least twice past an end, and one of
         // them three times (one border line swings twice, a dark background once).
         return judged < 2 || swung < judged || barred == 0
+    }
+
+    /// An M1 Micro QR code (error detection only, no correction) must have its quiet zone: a QR
+    /// code's finder pattern with the modules beside it reads as one (zxing-cpp 3.1.1 alone read
+    /// `4`, `29` and `3600` from blurred and curved QR codes), and there the QR code's own modules
+    /// lie where an M1's two-module quiet zone is light. On each side of the symbol, the 11
+    /// points one module out are compared with the midpoint of the symbol's darkest and lightest
+    /// tenths: 4 or more dark on one side (a QR code's data, about half dark) fail it. Sides
+    /// mostly outside the image, and symbols too faint or under 2 pixels a module, pass.
+    static func microQRPasses(_ symbol: Symbol, in image: GrayImage, k: Int) -> Bool {
+        guard symbol.version == "M1", symbol.points.count == 4 else { return true }
+        let p = symbol.points.map { (x: Double($0.x) / Double(k), y: Double($0.y) / Double(k)) }
+        // The image point at (u, v) in the symbol's own frame (0...1 across its 11 modules,
+        // corners in zxing-cpp's order), extended bilinearly past its sides.
+        func point(_ u: Double, _ v: Double) -> (x: Double, y: Double) {
+            let top = (x: p[0].x + (p[1].x - p[0].x) * u, y: p[0].y + (p[1].y - p[0].y) * u)
+            let bottom = (x: p[3].x + (p[2].x - p[3].x) * u, y: p[3].y + (p[2].y - p[3].y) * u)
+            return (top.x + (bottom.x - top.x) * v, top.y + (bottom.y - top.y) * v)
+        }
+        func value(_ u: Double, _ v: Double) -> Double? {
+            let (x, y) = point(u, v)
+            let ix = Int(x.rounded()), iy = Int(y.rounded())
+            guard ix >= 0, iy >= 0, ix < image.width, iy < image.height else { return nil }
+            return Double(image[ix, iy])
+        }
+        let side = hypot(p[1].x - p[0].x, p[1].y - p[0].y)
+        guard side / 11 >= 2 else { return true }
+        let centres = (0..<11).map { (Double($0) + 0.5) / 11 }
+        let inside = centres.flatMap { u in centres.compactMap { v in value(u, v) } }.sorted()
+        guard inside.count >= 100 else { return true }
+        let lo = inside[inside.count / 10], hi = inside[inside.count * 9 / 10]
+        guard hi - lo >= 40 else { return true }
+        let mid = (lo + hi) / 2, out = 1 / 11.0
+        let sides: [(Double) -> (Double, Double)] = [{ ($0, -out) }, { (1 + out, $0) }, { ($0, 1 + out) }, { (-out, $0) }]
+        for line in sides {
+            let seen = centres.compactMap { t -> Double? in let (u, v) = line(t); return value(u, v) }
+            guard seen.count >= 6 else { continue }
+            if seen.filter({ $0 < mid }).count >= 4 { return false }
+        }
+        return true
     }
 }
