@@ -259,6 +259,12 @@ final class ZXingTests: XCTestCase {
                        ["hello", "5901234123457", "7", "x"])
         XCTAssertEqual(Symbol.droppingLinearInsideMatrix([inside, beside]).map(\.text), ["C$3D", "5901234123457"],
                        "without a matrix code read, linear readings stay")
+        // A QR code turned 45 degrees: its upright box covers the corners beside it, its outline does not.
+        var turned = qr
+        turned.points = [Point(x: 60, y: 10), Point(x: 110, y: 60), Point(x: 60, y: 110), Point(x: 10, y: 60)]
+        let inCorner = sym("code128", "corner", box: Box(x: 12, y: 12, width: 16, height: 8), decoder: "zbar")
+        let atCentre = sym("i25", "2548", box: Box(x: 58, y: 30, width: 3, height: 60), decoder: "zxing")
+        XCTAssertEqual(Symbol.droppingLinearInsideMatrix([turned, inCorner, atCentre]).map(\.text), ["hello", "corner"])
     }
 
     func testSameCodeFromBothDecodersIsOneSymbol() {

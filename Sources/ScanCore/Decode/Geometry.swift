@@ -20,6 +20,18 @@ enum Geometry {
         }
         return Array(lower.dropLast() + upper.dropLast())
     }
+
+    /// Whether the point (x, y) lies inside the polygon (even-odd rule; at least 3 corners).
+    static func encloses(_ polygon: [Point], _ x: Double, _ y: Double) -> Bool {
+        var inside = false
+        var j = polygon.count - 1
+        for i in polygon.indices {
+            let (xi, yi) = (Double(polygon[i].x), Double(polygon[i].y)), (xj, yj) = (Double(polygon[j].x), Double(polygon[j].y))
+            if (yi > y) != (yj > y) && x < xi + (y - yi) / (yj - yi) * (xj - xi) { inside.toggle() }
+            j = i
+        }
+        return inside
+    }
 }
 
 extension Symbol {

@@ -14,18 +14,19 @@ extension Symbol {
         return out
     }
 
-    /// Without the readings of a built-in linear symbology centred inside a matrix or stacked
-    /// code read in the same frame: a scan line across a QR code's modules can pass a linear
+    /// Without the readings of a built-in linear symbology centred inside the outline of a matrix
+    /// or stacked code read in the same frame: a scan line across a QR code's modules can pass a linear
     /// decoder's checks (zxing-cpp 3.1.1 alone reads Codabar `C$3D` inside a JPEG-compressed QR
     /// code, a retry I2/5 `9403` down one with glare), and no linear code is printed inside one.
     /// On the shared corpus no reading lies inside a matrix code.
     package static func droppingLinearInsideMatrix(_ symbols: [Symbol]) -> [Symbol] {
-        let matrices = symbols.filter { Symbology.matrixCodes.contains($0.symbology.rawValue) }.map(\.bbox)
+        let matrices = symbols.filter { Symbology.matrixCodes.contains($0.symbology.rawValue) }
         guard !matrices.isEmpty else { return symbols }
         return symbols.filter { s in
             guard s.symbology.entry != nil, !Symbology.matrixCodes.contains(s.symbology.rawValue) else { return true }
             let cx = Double(s.bbox.x) + Double(s.bbox.width) / 2, cy = Double(s.bbox.y) + Double(s.bbox.height) / 2
-            return !matrices.contains { $0.holds(cx, cy) }
+            // Inside its outline: a rotated code's upright box also covers the corners beside it.
+            return !matrices.contains { m in m.points.count >= 3 ? Geometry.encloses(m.points, cx, cy) : m.bbox.holds(cx, cy) }
         }
     }
 
