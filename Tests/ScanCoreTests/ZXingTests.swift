@@ -265,6 +265,9 @@ final class ZXingTests: XCTestCase {
         let inCorner = sym("code128", "corner", box: Box(x: 12, y: 12, width: 16, height: 8), decoder: "zbar")
         let atCentre = sym("i25", "2548", box: Box(x: 58, y: 30, width: 3, height: 60), decoder: "zxing")
         XCTAssertEqual(Symbol.droppingLinearInsideMatrix([turned, inCorner, atCentre]).map(\.text), ["hello", "corner"])
+        // One reading of two copies of a code, above and below the QR code: centred in it, but its ends are not.
+        let twoCopies = sym("ean13", "5901234123457", box: Box(x: 20, y: -60, width: 80, height: 220), decoder: "zxing")
+        XCTAssertEqual(Symbol.droppingLinearInsideMatrix([qr, twoCopies]).map(\.text), ["hello", "5901234123457"])
     }
 
     func testSameCodeFromBothDecodersIsOneSymbol() {

@@ -134,6 +134,8 @@ final class DecodingCommandTests: XCTestCase {
         let m1 = try only("zxing/microqr-m1.png")
         XCTAssertEqual(m1["text"] as? String, "31415")
         XCTAssertEqual(m1["version"] as? String, "M1")
+        // A shadow over its quiet zone is one swing, not a QR code's modules.
+        XCTAssertEqual(try only("zxing/microqr-m1-shadow.png")["text"] as? String, "2718")
     }
 
     func testSymbologyIdentifiersAndDecoders() throws {

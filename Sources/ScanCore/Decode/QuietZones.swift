@@ -81,9 +81,10 @@ package enum QuietZones {
     /// code's finder pattern with the modules beside it reads as one (zxing-cpp 3.1.1 alone read
     /// `4`, `29` and `3600` from blurred and curved QR codes), and there the QR code's own modules
     /// lie where an M1's two-module quiet zone is light. On each side of the symbol, the 11
-    /// points one module out are compared with the midpoint of the symbol's darkest and lightest
-    /// tenths: 4 or more dark on one side (a QR code's data, about half dark) fail it. Sides
-    /// mostly outside the image, and symbols too faint or under 2 pixels a module, pass.
+    /// points one module out swing between the symbol's own dark and light levels (its darkest
+    /// and lightest tenths) at most once: a shadow over the quiet zone, or its edge, passes (a
+    /// review helper's 72 shadowed M1 codes), a QR code's modules swing more. Sides mostly
+    /// outside the image, and symbols too faint or under 2 pixels a module, pass.
     static func microQRPasses(_ symbol: Symbol, in image: GrayImage, k: Int) -> Bool {
         guard symbol.version == "M1", symbol.points.count == 4 else { return true }
         let p = symbol.points.map { (x: Double($0.x) / Double(k), y: Double($0.y) / Double(k)) }
@@ -107,12 +108,20 @@ package enum QuietZones {
         guard inside.count >= 100 else { return true }
         let lo = inside[inside.count / 10], hi = inside[inside.count * 9 / 10]
         guard hi - lo >= 40 else { return true }
-        let mid = (lo + hi) / 2, out = 1 / 11.0
+        let dark = lo + 0.35 * (hi - lo), light = lo + 0.65 * (hi - lo), out = 1 / 11.0
         let sides: [(Double) -> (Double, Double)] = [{ ($0, -out) }, { (1 + out, $0) }, { ($0, 1 + out) }, { (-out, $0) }]
         for line in sides {
             let seen = centres.compactMap { t -> Double? in let (u, v) = line(t); return value(u, v) }
             guard seen.count >= 6 else { continue }
-            if seen.filter({ $0 < mid }).count >= 4 { return false }
+            // Swings between the symbol's dark and light levels along the side: a shadow's edge
+            // makes one, a QR code's modules more.
+            var state = 0, swings = 0
+            for v in seen {
+                let now = v < dark ? -1 : v > light ? 1 : state
+                if state != 0 && now != state { swings += 1 }
+                state = now
+            }
+            if swings >= 2 { return false }
         }
         return true
     }

@@ -14,7 +14,7 @@ extension Symbol {
         return out
     }
 
-    /// Without the readings of a built-in linear symbology centred inside the outline of a matrix
+    /// Without the readings of a built-in linear symbology lying inside the outline of a matrix
     /// or stacked code read in the same frame: a scan line across a QR code's modules can pass a linear
     /// decoder's checks (zxing-cpp 3.1.1 alone reads Codabar `C$3D` inside a JPEG-compressed QR
     /// code, a retry I2/5 `9403` down one with glare), and no linear code is printed inside one.
@@ -23,10 +23,16 @@ extension Symbol {
         let matrices = symbols.filter { Symbology.matrixCodes.contains($0.symbology.rawValue) }
         guard !matrices.isEmpty else { return symbols }
         return symbols.filter { s in
-            guard s.symbology.entry != nil, !Symbology.matrixCodes.contains(s.symbology.rawValue) else { return true }
+            guard s.symbology.entry != nil, !Symbology.matrixCodes.contains(s.symbology.rawValue), !s.points.isEmpty else { return true }
+            // Its whole outline, drawn a tenth in toward its centre (a reading from the matrix
+            // code's edge modules may end on its border): a reading whose box spans two copies
+            // of a code above and below a matrix code has its centre there, not its ends.
             let cx = Double(s.bbox.x) + Double(s.bbox.width) / 2, cy = Double(s.bbox.y) + Double(s.bbox.height) / 2
-            // Inside its outline: a rotated code's upright box also covers the corners beside it.
-            return !matrices.contains { m in m.points.count >= 3 ? Geometry.encloses(m.points, cx, cy) : m.bbox.holds(cx, cy) }
+            let ends = s.points.map { (x: cx + (Double($0.x) - cx) * 0.9, y: cy + (Double($0.y) - cy) * 0.9) }
+            // Inside the matrix code's outline: a turned code's upright box also covers the corners beside it.
+            return !matrices.contains { m in
+                ends.allSatisfy { m.points.count >= 3 ? Geometry.encloses(m.points, $0.x, $0.y) : m.bbox.holds($0.x, $0.y) }
+            }
         }
     }
 
