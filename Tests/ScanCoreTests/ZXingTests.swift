@@ -248,7 +248,7 @@ final class ZXingTests: XCTestCase {
         return s
     }
 
-    func testALinearReadingCentredInsideAMatrixCodeIsLeftOut() {
+    func testALinearReadingInsideAMatrixCodeIsLeftOut() {
         let qr = sym("qrcode", "hello", box: Box(x: 10, y: 10, width: 100, height: 100), decoder: "zxing")
         let inside = sym("codabar", "C$3D", box: Box(x: 60, y: 12, width: 4, height: 96), decoder: "zxing")
         let beside = sym("ean13", "5901234123457", box: Box(x: 120, y: 10, width: 90, height: 60), decoder: "zbar")

@@ -42,7 +42,7 @@ import Synchronization
 /// 7. Where it has not run, the gray-level reader reads the place of each EAN/UPC code only
 ///    zxing-cpp read that ``BarPattern`` could not judge (on the full-size image, when it was
 ///    loaded): the same digits confirm it, others make a conflict (both go).
-/// 8. Every frame: a linear reading centred inside a matrix code read there is left out
+/// 8. Every frame: a linear reading whose outline lies inside a matrix code read there is left out
 ///    (``Symbol/droppingLinearInsideMatrix(_:)``).
 /// A video frame gets 1, 2, 5 and 8, in the fallback order: the next frame has another chance.
 ///

@@ -49,20 +49,14 @@ package enum QuietZones {
             // Swings between dark and light from `a` towards `b` (nil: mostly outside the image).
             func swings(from a: Double, to b: Double) -> Int? {
                 let step = b > a ? 0.5 : -0.5
-                var count = 0, inside = 0, total = 0
-                var state = 0  // -1 dark, 1 light, 0 not yet either
+                var seen: [Double] = [], total = 0
                 var t = a
                 while step > 0 ? t <= b : t >= b {
                     total += 1
-                    if let v = span.at(t, s) {
-                        inside += 1
-                        let now = v < dark ? -1 : v > light ? 1 : state
-                        if state != 0 && now != state { count += 1 }
-                        state = now
-                    }
+                    if let v = span.at(t, s) { seen.append(v) }
                     t += step
                 }
-                return inside * 2 >= total ? count : nil
+                return seen.count * 2 >= total ? Self.swings(seen, dark: dark, light: light) : nil
             }
             let near = 1.5 * module + margin, far = 7 * module + margin
             let right = swings(from: t1 + near, to: t1 + far), left = swings(from: t0 - near, to: t0 - far)
@@ -104,25 +98,27 @@ package enum QuietZones {
         let side = hypot(p[1].x - p[0].x, p[1].y - p[0].y)
         guard side / 11 >= 2 else { return true }
         let centres = (0..<11).map { (Double($0) + 0.5) / 11 }
-        let inside = centres.flatMap { u in centres.compactMap { v in value(u, v) } }.sorted()
-        guard inside.count >= 100 else { return true }
-        let lo = inside[inside.count / 10], hi = inside[inside.count * 9 / 10]
-        guard hi - lo >= 40 else { return true }
+        let inside = centres.flatMap { u in centres.compactMap { v in value(u, v) } }
+        guard inside.count >= 100, let (lo, hi) = LinearSpan.levels(inside), hi - lo >= 40 else { return true }
         let dark = lo + 0.35 * (hi - lo), light = lo + 0.65 * (hi - lo), out = 1 / 11.0
         let sides: [(Double) -> (Double, Double)] = [{ ($0, -out) }, { (1 + out, $0) }, { ($0, 1 + out) }, { (-out, $0) }]
         for line in sides {
             let seen = centres.compactMap { t -> Double? in let (u, v) = line(t); return value(u, v) }
-            guard seen.count >= 6 else { continue }
-            // Swings between the symbol's dark and light levels along the side: a shadow's edge
-            // makes one, a QR code's modules more.
-            var state = 0, swings = 0
-            for v in seen {
-                let now = v < dark ? -1 : v > light ? 1 : state
-                if state != 0 && now != state { swings += 1 }
-                state = now
-            }
-            if swings >= 2 { return false }
+            // A shadow's edge swings once, a QR code's modules more.
+            if seen.count >= 6 && swings(seen, dark: dark, light: light) >= 2 { return false }
         }
         return true
+    }
+
+    /// Swings between dark (under `dark`) and light (over `light`) along `values`; a value
+    /// between the two keeps the state it follows.
+    static func swings(_ values: [Double], dark: Double, light: Double) -> Int {
+        var state = 0, count = 0  // state: -1 dark, 1 light, 0 not yet either
+        for v in values {
+            let now = v < dark ? -1 : v > light ? 1 : state
+            if state != 0 && now != state { count += 1 }
+            state = now
+        }
+        return count
     }
 }
