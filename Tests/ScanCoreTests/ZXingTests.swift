@@ -270,6 +270,19 @@ final class ZXingTests: XCTestCase {
         XCTAssertEqual(Symbol.droppingLinearInsideMatrix([qr, twoCopies]).map(\.text), ["hello", "5901234123457"])
     }
 
+    func testPiecesOfAnI25ReadingBesideItAreLeftOut() {
+        // A turned ITF-14 and the pieces zxing-cpp 3.1.1 reads along its edges (fixture itf14-turned.png).
+        let whole = sym("i25", "90565112185531", box: Box(x: 60, y: 60, width: 420, height: 200), decoder: "zxing")
+        let start = sym("i25", "905651", box: Box(x: 70, y: 250, width: 190, height: 3), decoder: "zxing")
+        let end = sym("i25", "5112185531", box: Box(x: 170, y: 62, width: 300, height: 2), decoder: "zxing")
+        let other = sym("i25", "12345678", box: Box(x: 200, y: 300, width: 200, height: 60), decoder: "zxing")
+        let otherKind = sym("code128", "905651", box: Box(x: 60, y: 280, width: 200, height: 60), decoder: "zxing")
+        let far = sym("i25", "905651", box: Box(x: 1200, y: 60, width: 190, height: 60), decoder: "zxing")
+        XCTAssertEqual(Symbol.droppingPiecesOfI25([start, whole, end, other, otherKind, far]).map(\.text),
+                       ["90565112185531", "12345678", "905651", "905651"], "pieces beside it go; other digits, another symbology and a code far away stay")
+        XCTAssertEqual(Symbol.droppingPiecesOfI25([start, end]).map(\.text), ["905651", "5112185531"], "without the longer reading, both stay")
+    }
+
     func testSameCodeFromBothDecodersIsOneSymbol() {
         let a = sym("qrcode", "hello", box: Box(x: 10, y: 10, width: 100, height: 100), decoder: "zbar")
         var b = sym("qrcode", "hello", box: Box(x: 12, y: 11, width: 99, height: 100), decoder: "zxing")

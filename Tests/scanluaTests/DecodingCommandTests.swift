@@ -126,6 +126,22 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(Set(several.records.compactMap { $0["symbology"] as? String }), ["qrcode", "ean13", "code128"])
     }
 
+    func testALinearCodeBesideAMatrixCodeIsRead() throws {
+        // A Code 128 4 pixels right of a PDF417: zxing-cpp 3.1.1 reads only the PDF417 (no quiet
+        // zone); zbar, asked for linear codes beside it, reads the Code 128.
+        let r = try scan([CLI.fixture("pdf417-code128-tight.jpg")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { "\($0["symbology"] as? String ?? "")/\($0["decoder"] as? String ?? ""):\($0["text"] as? String ?? "")" }.sorted(),
+                       ["code128/zbar:1Z4778591895885363", "pdf417/zxing:SHIP TO SCANLUA 42 MAIN STREET TAIPEI 1Z4778591895885363 WEIGHT 2 KG"])
+    }
+
+    func testPiecesOfATurnedITF14AreLeftOut() throws {
+        // zxing-cpp 3.1.1 alone reads 90565112185531 and, along the turned code's edges, 905651 and 5112185531.
+        let r = try scan([CLI.fixture("itf14-turned.png")])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.compactMap { $0["text"] as? String }, ["90565112185531"])
+    }
+
     func testAnM1MicroQRCodeNeedsItsQuietZone() throws {
         // zxing-cpp 3.1.1 alone reads this curved QR code's finder pattern as M1 Micro QR "3600".
         let finder = try scan([CLI.fixture("qr-finder-as-m1.png")])

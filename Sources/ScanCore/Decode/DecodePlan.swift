@@ -16,7 +16,8 @@ import Synchronization
 ///    copy that look like linear codes (``GrayLinear/candidates(in:)``) and hold no code read are
 ///    read at full size, each by itself (at most ``unreadRegions``).
 /// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
-///    or only codes of ``DecoderList/recheck`` (EAN/UPC and Code 128).
+///    or only codes of ``DecoderList/recheck`` (EAN/UPC and Code 128); where it found others
+///    (a matrix code), zbar for linear codes only (``LinearDecoder``).
 /// 3. Where nothing was read, the gray-level EAN/UPC reader (``GrayLinear``) first; then
 ///    ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum
 ///    (after a gray-level reading, two passes of four, brightened and equalised, look for other
@@ -43,7 +44,8 @@ import Synchronization
 ///    zxing-cpp read that ``BarPattern`` could not judge (on the full-size image, when it was
 ///    loaded): the same digits confirm it, others make a conflict (both go).
 /// 8. Every frame: a linear reading whose outline lies inside a matrix code read there is left out
-///    (``Symbol/droppingLinearInsideMatrix(_:)``).
+///    (``Symbol/droppingLinearInsideMatrix(_:)``), and so is an I2/5 reading whose digits are part
+///    of a longer one's beside it (``Symbol/droppingPiecesOfI25(_:)``).
 /// A video frame gets 1, 2, 5 and 8, in the fallback order: the next frame has another chance.
 ///
 /// `--effort thorough` runs balanced's plan first on each image file (``DecoderList/baseline``),
@@ -386,7 +388,7 @@ package final class DecodePlan {
         }
         // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
         // stay inside the frame.
-        let inside = Symbol.droppingLinearInsideMatrix(symbols).map { $0.clamped(width: info.width, height: info.height) }
+        let inside = Symbol.droppingPiecesOfI25(Symbol.droppingLinearInsideMatrix(symbols)).map { $0.clamped(width: info.width, height: info.height) }
         // Frame observers get a still's bytes (a copy in color and in its format) and a video frame's pixels.
         var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || (keepFrames && !still) ? full : nil,
                                    arrival: arrival)
@@ -460,7 +462,21 @@ package final class DecodePlan {
         let main = used.filter { !list.fallback[$0] }.map { all[$0] }
         let symbols = runTogether(main, on: image, info: info, region: region)
         let recheck = order == .recheck && !symbols.isEmpty && symbols.allSatisfy { list.recheck.contains($0.symbology.rawValue) }
-        guard symbols.isEmpty || recheck, main.count < used.count else { return symbols }
+        guard main.count < used.count else { return symbols }
+        if order == .recheck && !symbols.isEmpty && !recheck {
+            // Beside a matrix code (or another code zbar has no say on), the fallback decoders
+            // look for linear codes only: a Code 128 beside a shipping label's PDF417, an EAN-13
+            // under an Aztec code, that zxing-cpp passed over. Readings of a place a main decoder
+            // read as another linear code are left out (one inside a matrix code goes at the end),
+            // and so is an add-on without an EAN/UPC code (zbar read EAN-2 `01` from one line at
+            // the edge of BoofCV blurred/image034.jpg).
+            let read = used.filter { list.fallback[$0] }.compactMap { all[$0] as? LinearDecoder }
+                .flatMap { $0.decodeLinear(image, region: region, info: info) }
+                .filter { s in !symbols.contains { !Symbology.matrixCodes.contains($0.symbology.rawValue) && $0.overlaps(s) && $0.bytes != s.bytes } }
+            let withMain = read.contains(where: \.isProductCode)
+            return Symbol.merged(symbols + read.filter { withMain || !Symbology.addOns.contains($0.symbology.rawValue) })
+        }
+        guard symbols.isEmpty || recheck else { return symbols }
         var more = runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info, region: region)
         if recheck {
             // A second opinion on the codes read and more of their kinds: the fallback decoders'

@@ -7,6 +7,13 @@ package protocol FrameDecoder: AnyObject {
     func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol]
 }
 
+/// A decoder that can be asked for linear codes only: zbar, beside a matrix code zxing-cpp read
+/// (see ``DecodePlan``), where its QR pass would cost time for nothing.
+package protocol LinearDecoder: FrameDecoder {
+    /// The linear (one-dimensional) codes in `image`, inside `region` when one is set.
+    func decodeLinear(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol]
+}
+
 /// The decoders of a session, in the order they run on each frame.
 package struct DecoderList {
     /// The built-in decoders (`--decoders`), in the order a reading several of them agree on names
