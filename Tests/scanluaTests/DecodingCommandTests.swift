@@ -61,8 +61,11 @@ final class DecodingCommandTests: XCTestCase {
             // ITF-14 1540014128876 + check digit 3.
             ("itf14.png", "i25", "15400141288763", "zbar+zxing"),
         ]
-        // balanced: zbar only where zxing-cpp found nothing or only EAN/UPC and Code 128 codes (none here);
+        // balanced: zbar where zxing-cpp found nothing or only EAN/UPC and Code 128 codes (none
+        // here), and for linear codes beside other codes: its readings of the same bytes merge
+        // (zbar's Code 39 letters of the Code 32 are other bytes at that place: left out);
         // thorough: both on every image, their readings of one code merged (`decoder` above).
+        let zbarBeside: Set = ["databar-stacked.png", "databar-exp-stacked.png", "pzn.png", "itf14.png"]
         for effort in ["balanced", "thorough"] {
             let r = try scan(expected.map { CLI.fixture("zxing/" + $0.file) }, ["--effort", effort])
             XCTAssertEqual(r.status, 0, r.stderr)
@@ -74,7 +77,7 @@ final class DecodingCommandTests: XCTestCase {
                 XCTAssertEqual(rec["text"] as? String, e.text, e.file)
                 XCTAssertEqual(rec["bytes"] as? String, b64(e.text), e.file)
                 XCTAssertEqual(rec["charset"] as? String, "utf-8", e.file)
-                XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" ? e.decoder : "zxing", "\(effort) \(e.file)")
+                XCTAssertEqual(rec["decoder"] as? String, effort == "thorough" || zbarBeside.contains(e.file) ? e.decoder : "zxing", "\(effort) \(e.file)")
                 XCTAssertNil(rec["eci"], e.file)
                 XCTAssertNil(rec["sequence"], e.file)
                 XCTAssertNil(rec["error"], e.file)

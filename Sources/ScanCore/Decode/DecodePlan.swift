@@ -15,10 +15,12 @@ import Synchronization
 ///    size is read at 1/2 too (not `fast`). Where the small pass is the answer, the regions of its
 ///    copy that look like linear codes (``GrayLinear/candidates(in:)``) and hold no code read are
 ///    read at full size, each by itself (at most ``unreadRegions``).
-/// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found nothing
-///    or only codes of ``DecoderList/recheck`` (EAN/UPC and Code 128); where it found others
-///    (a matrix code), zbar for linear codes only (``LinearDecoder``).
-/// 3. Where nothing was read, the gray-level EAN/UPC reader (``GrayLinear``) first; then
+/// 2. The decoders in their order (``StillOrder``): zxing-cpp, then zbar where it found only
+///    codes of ``DecoderList/recheck`` (EAN/UPC and Code 128); where it found others (a matrix
+///    code), zbar for linear codes only (``LinearDecoder``); where it found nothing, zbar waits
+///    for 3 (in `balanced`; a video frame and `fast` get it at once).
+/// 3. Where nothing was read, the gray-level EAN/UPC reader (``GrayLinear``) first, then zbar
+///    where that read nothing either (on the image of the first pass, small or full); then
 ///    ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum
 ///    (after a gray-level reading, two passes of four, brightened and equalised, look for other
 ///    codes; a code of another kind they read at the gray-level reading's place takes that place);
@@ -73,6 +75,9 @@ package final class DecodePlan {
     private let pixels: PixelBudget
     /// thorough: balanced's plan, run first on image files.
     private let baseline: DecodePlan?
+    /// Set by ``run(on:info:order:afterSmallPass:region:deferring:)`` when the main decoders found
+    /// nothing and the fallback ones were left for after the gray-level reader (one image at a time).
+    private var fallbackDeferred = false
 
     /// A still image whose small pass found a code under this many pixels (its longer side, in
     /// the small image) is read at full size too: a photo of many small codes (a tray of
@@ -144,6 +149,7 @@ package final class DecodePlan {
     private func decodeOwn(_ item: SourceItem, arrival: DispatchTime) -> DecodedFrame {
         var held = 0
         defer { pixels.release(held) }
+        fallbackDeferred = false
         let clock = TimeBudget(budget: timeBudget)
         var info: FrameInfo
         var full: GrayImage?
@@ -196,7 +202,7 @@ package final class DecodePlan {
             }
             var trustSmall = false
             if let small {
-                symbols = run(on: small.image, info: info, order: order).map { $0.scaled(by: small.k) }
+                symbols = run(on: small.image, info: info, order: order, deferring: still).map { $0.scaled(by: small.k) }
                 trustSmall = !symbols.isEmpty && !Self.hasTinyModules(symbols, k: small.k)
                     && !(still && Self.hasSmallCodes(symbols, k: small.k))
             }
@@ -208,7 +214,7 @@ package final class DecodePlan {
                     if info.warnings.isEmpty { info.warnings = image.warnings }
                     // Nothing found small, or codes so fine there that smaller ones may have been missed.
                     if !trustSmall {
-                        symbols = Symbol.merged(fullSize(image, info: &info, order: order, afterSmallPass: small != nil, clock: clock) + symbols)
+                        symbols = Symbol.merged(fullSize(image, info: &info, order: order, afterSmallPass: small != nil, deferring: still, clock: clock) + symbols)
                         // The level between, for an image file (not `fast`): a code's modules
                         // binarize well at some scales only, and 1/4 and full size (with
                         // zxing-cpp's own 1/3) leave a gap at 1/2.
@@ -284,6 +290,18 @@ package final class DecodePlan {
             let grayFirst = symbols.isEmpty
             if grayFirst { try readGray() }
             let onlyGrayRead = grayFirst && !symbols.isEmpty
+            // zbar, where zxing-cpp found nothing on the image it left zbar (see `run`): after the
+            // gray-level reader, and only where that read nothing either, or (below) where a retry
+            // disagrees with its reading. On blurred product photos zbar read little the
+            // gray-level reader did not, at a third of the time (Arte-Lab noaf).
+            var fallbackPending = fallbackDeferred
+            func runFallback() {
+                guard fallbackPending, let (image, k) = small ?? full.map({ ($0, 1) }), clock.allows("zbar", &info) else { return }
+                fallbackPending = false
+                let fallbacks = workers.indices.filter { list.fallback[$0] }.map { workers[$0] }
+                symbols = Symbol.merged(symbols + runTogether(fallbacks, on: image, info: info, region: region).map { $0.scaled(by: k) })
+            }
+            if !onlyGrayRead { runFallback() }
             // A still image gets one more chance where something is left open (a dark photo,
             // nothing read, a QR code found but not decoded): see StillRetries.
             // Not above 16 MP: the retries read the whole image in one call each (the tiles are
@@ -352,6 +370,11 @@ package final class DecodePlan {
                     }
                 }
             }
+            // A retry's EAN/UPC reading that disagrees with the gray-level reader's: zbar's opinion
+            // first (a reading two decoders agree on wins the conflict, see resolvingEANConflicts).
+            // A motion-blurred, a dark and a keystoned code of precision-check's seed 7 lost
+            // their true reading so.
+            if fallbackPending, case let read = judged(symbols), Symbol.resolvingEANConflicts(read).count < read.count { runFallback() }
             symbols = Symbol.resolvingEANConflicts(judged(symbols))
             try readGray()
             // A product code zxing-cpp alone read, which BarPattern could not judge (noise, blur,
@@ -418,7 +441,7 @@ package final class DecodePlan {
     static let tileSide = 2048, tileOverlap = 256
 
     /// The full-size pass: the whole image (or its region), or a large one tile by tile.
-    private func fullSize(_ image: GrayImage, info: inout FrameInfo, order: StillOrder, afterSmallPass: Bool, clock: TimeBudget) -> [Symbol] {
+    private func fullSize(_ image: GrayImage, info: inout FrameInfo, order: StillOrder, afterSmallPass: Bool, deferring: Bool, clock: TimeBudget) -> [Symbol] {
         let area: Box
         if let region {
             guard let box = region.box(inWidth: image.width, height: image.height) else { return [] }  // named as an error later
@@ -427,7 +450,7 @@ package final class DecodePlan {
             area = Box(x: 0, y: 0, width: image.width, height: image.height)
         }
         guard area.width * area.height > Self.tiledAbove else {
-            return run(on: image, info: info, order: order, afterSmallPass: afterSmallPass)
+            return run(on: image, info: info, order: order, afterSmallPass: afterSmallPass, region: region, deferring: deferring)
         }
         // The tiles cover the region (or the image); each is decoded whole.
         var symbols: [Symbol] = []
@@ -451,11 +474,14 @@ package final class DecodePlan {
     /// still used by one thread at a time.
     /// `afterSmallPass`: the frame was decoded small first, so the small-pass-only decoders sit this one out.
     /// `region`: where in `image` to decode (the plan's region, or nil for a tile of it).
-    private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool = false) -> [Symbol] {
-        run(on: image, info: info, order: order, afterSmallPass: afterSmallPass, region: region)
+    private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool = false, deferring: Bool = false) -> [Symbol] {
+        run(on: image, info: info, order: order, afterSmallPass: afterSmallPass, region: region, deferring: deferring)
     }
 
-    private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool, region: Region?) -> [Symbol] {
+    /// `deferring`: in the `recheck` order, where the main decoders find nothing, the fallback
+    /// ones do not run here: ``fallbackDeferred`` says so, and the plan runs them after the
+    /// gray-level reader if that reads nothing either.
+    private func run(on image: GrayImage, info: FrameInfo, order: StillOrder, afterSmallPass: Bool, region: Region?, deferring: Bool = false) -> [Symbol] {
         let all = workers
         let used = all.indices.filter { !(afterSmallPass && list.smallPassOnly[$0]) }
         if order == .together { return runTogether(used.map { all[$0] }, on: image, info: info, region: region) }
@@ -477,6 +503,10 @@ package final class DecodePlan {
             return Symbol.merged(symbols + read.filter { withMain || !Symbology.addOns.contains($0.symbology.rawValue) })
         }
         guard symbols.isEmpty || recheck else { return symbols }
+        if deferring && order == .recheck && symbols.isEmpty && list.grayLinear != nil {
+            fallbackDeferred = true
+            return []
+        }
         var more = runTogether(used.filter { list.fallback[$0] }.map { all[$0] }, on: image, info: info, region: region)
         if recheck {
             // A second opinion on the codes read and more of their kinds: the fallback decoders'

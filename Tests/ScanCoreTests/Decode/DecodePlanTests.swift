@@ -243,6 +243,38 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(symbols.map { "\($0.text) \($0.decoder)" }.sorted(), ["2241 zbar", "MRLP6-SRX-7Hb7 zbar+zxing"])
     }
 
+    /// balanced, where the main decoders found nothing: the gray-level reader before the fallback
+    /// ones (zbar), which run only where it read nothing either; a zbar misread then cannot take
+    /// the gray-level reader's true reading with it as a conflict.
+    func testTheFallbackDecodersWaitForTheGrayLevelReader() throws {
+        final class Counting: FrameDecoder, @unchecked Sendable {
+            let symbols: [Symbol]
+            var calls = 0
+            init(_ symbols: [Symbol]) { self.symbols = symbols }
+            func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { calls += 1; return symbols }
+        }
+        func plan(_ fallback: Counting) -> DecodePlan {
+            var list = DecoderList()
+            list.addWorker { FixedDecoder([]) }
+            list.addWorker(fallback: true) { fallback }
+            list.grayLinear = GrayLinear(symbologies: Symbology.defaultSet)
+            return DecodePlan(list: list, stillOrder: .recheck)
+        }
+        // A blurred EAN-13 the gray-level reader reads (zbar and zxing-cpp read nothing of it).
+        let url = try XCTUnwrap(Bundle.module.url(forResource: "Linear/blurred/ean13-blur-small-q30.jpg", withExtension: nil))
+        let blurred = SourceItem.file(.data(try Data(contentsOf: url), name: "blurred.jpg"))
+        let misread = Counting([symbol("ean13", "5901234723457", decoder: "zbar", at: 0)])
+        let read = try plan(misread).decode(blurred, arrival: .now()).outcome.get()
+        XCTAssertEqual(read.map { "\($0.text) \($0.decoder)" }, ["5901234123457 gray"])
+        XCTAssertEqual(misread.calls, 0)
+        // Where the gray-level reader reads nothing, the fallback decoders run and their readings stand.
+        let code = Counting([symbol("code128", "SCANLUA-42", decoder: "zbar", at: 0)])
+        let pgm = Data("P5 64 64 255\n".utf8) + Data([UInt8](repeating: 255, count: 64 * 64))
+        let blank = try plan(code).decode(.file(.data(pgm, name: "blank.pgm")), arrival: .now()).outcome.get()
+        XCTAssertEqual(blank.map { "\($0.text) \($0.decoder)" }, ["SCANLUA-42 zbar"])
+        XCTAssertEqual(code.calls, 1)
+    }
+
     /// thorough reads at least what balanced reads: balanced's plan (the list's baseline) runs
     /// first, its codes stay, and a thorough EAN/UPC reading that disagrees with one of its at the
     /// same place is left out (balanced's stands); thorough's other codes are added.
