@@ -271,15 +271,20 @@ final class ZXingTests: XCTestCase {
     }
 
     func testPiecesOfAnI25ReadingBesideItAreLeftOut() {
-        // A turned ITF-14 and the pieces zxing-cpp 3.1.1 reads along its edges (fixture itf14-turned.png).
-        let whole = sym("i25", "90565112185531", box: Box(x: 60, y: 60, width: 420, height: 200), decoder: "zxing")
-        let start = sym("i25", "905651", box: Box(x: 70, y: 250, width: 190, height: 3), decoder: "zxing")
-        let end = sym("i25", "5112185531", box: Box(x: 170, y: 62, width: 300, height: 2), decoder: "zxing")
-        let other = sym("i25", "12345678", box: Box(x: 200, y: 300, width: 200, height: 60), decoder: "zxing")
-        let otherKind = sym("code128", "905651", box: Box(x: 60, y: 280, width: 200, height: 60), decoder: "zxing")
-        let far = sym("i25", "905651", box: Box(x: 1200, y: 60, width: 190, height: 60), decoder: "zxing")
-        XCTAssertEqual(Symbol.droppingPiecesOfI25([start, whole, end, other, otherKind, far]).map(\.text),
-                       ["90565112185531", "12345678", "905651", "905651"], "pieces beside it go; other digits, another symbology and a code far away stay")
+        // A turned ITF-14 (79 lines) and the pieces zxing-cpp 3.1.1 reads along its edges (2 and 3
+        // lines; fixture itf14-turned.png).
+        func lines(_ s: Symbol, _ n: Int) -> Symbol { var s = s; s.quality = n; return s }
+        let whole = lines(sym("i25", "90565112185531", box: Box(x: 60, y: 60, width: 420, height: 200), decoder: "zxing"), 79)
+        let start = lines(sym("i25", "905651", box: Box(x: 70, y: 250, width: 190, height: 3), decoder: "zxing"), 3)
+        let end = lines(sym("i25", "5112185531", box: Box(x: 170, y: 62, width: 300, height: 2), decoder: "zxing"), 2)
+        let other = lines(sym("i25", "12345678", box: Box(x: 200, y: 300, width: 200, height: 60), decoder: "zxing"), 2)
+        let otherKind = lines(sym("code128", "905651", box: Box(x: 60, y: 280, width: 200, height: 60), decoder: "zxing"), 2)
+        let far = lines(sym("i25", "905651", box: Box(x: 1200, y: 60, width: 190, height: 60), decoder: "zxing"), 2)
+        // A code of some of its digits printed below it, read on as many lines as its height gives.
+        let genuine = lines(sym("i25", "5112185531", box: Box(x: 100, y: 290, width: 300, height: 40), decoder: "zxing"), 32)
+        XCTAssertEqual(Symbol.droppingPiecesOfI25([start, whole, end, other, otherKind, far, genuine]).map(\.text),
+                       ["90565112185531", "12345678", "905651", "905651", "5112185531"],
+                       "pieces beside it go; other digits, another symbology, a code far away and one read on many lines stay")
         XCTAssertEqual(Symbol.droppingPiecesOfI25([start, end]).map(\.text), ["905651", "5112185531"], "without the longer reading, both stay")
     }
 

@@ -11,7 +11,7 @@ internal import CZBar
 package final class ZBarDecoder: LinearDecoder {
     private let wanted: Set<String>
     private let enabled: [zbar_symbol_type_t]
-    /// `enabled` without the matrix codes (``decodeLinear(_:region:info:)``).
+    /// `enabled` without the matrix codes and EAN/UPC (``decodeLinear(_:region:info:)``).
     private let linear: [zbar_symbol_type_t]
     private let inverted: Bool
 
@@ -35,7 +35,11 @@ package final class ZBarDecoder: LinearDecoder {
         // zbar derives UPC-A and ISBN from an EAN-13 read: it needs EAN-13 on for them (filtered out below).
         if !enable.isDisjoint(with: ["upca", "isbn10", "isbn13"]) { enable.insert("ean13") }
         enabled = enable.sorted().compactMap { Self.types[$0] }
-        linear = enable.subtracting(Symbology.matrixCodes).sorted().compactMap { Self.types[$0] }
+        // EAN/UPC beside another code is the gray-level reader's (DecodePlan): zbar's misread
+        // EAN-13 4319213141902 beside a Code 39 took the place of its true reading (a review
+        // helper's blurred product labels).
+        linear = enable.subtracting(Symbology.matrixCodes).subtracting(Symbology.eanUPC).subtracting(Symbology.addOns)
+            .sorted().compactMap { Self.types[$0] }
         self.inverted = inverted
     }
 
