@@ -12,6 +12,8 @@ package protocol FrameDecoder: AnyObject {
 package protocol LinearDecoder: FrameDecoder {
     /// The linear (one-dimensional) codes in `image`, inside `region` when one is set.
     func decodeLinear(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol]
+    /// The EAN-2/EAN-5 add-ons in `image` (the place beside a product code another reader read).
+    func decodeAddOns(_ image: GrayImage) -> [Symbol]
 }
 
 /// The decoders of a session, in the order they run on each frame.

@@ -275,6 +275,36 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(code.calls, 1)
     }
 
+    /// Where zbar was left out after a gray-level reading, it still reads the place beside the
+    /// code for an EAN-2/EAN-5 add-on (it alone reads them), which is attached to the code.
+    func testAnAddOnBesideAGrayReadingIsRead() throws {
+        final class AddOns: LinearDecoder, @unchecked Sendable {
+            var calls = 0, addOnCalls = 0
+            func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { calls += 1; return [] }
+            func decodeLinear(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { calls += 1; return [] }
+            // An EAN-2 at the right end of the place it is given, on the code's rows.
+            func decodeAddOns(_ image: GrayImage) -> [Symbol] {
+                addOnCalls += 1
+                let x = image.width - 30, y = image.height / 2
+                var s = Symbol(symbology: Symbology(rawValue: "ean2"), bytes: Array("12".utf8),
+                               points: [Point(x: x, y: y - 5), Point(x: x + 20, y: y - 5), Point(x: x + 20, y: y + 5), Point(x: x, y: y + 5)])
+                s.decoder = "zbar"
+                return [s]
+            }
+        }
+        let zbar = AddOns()
+        var list = DecoderList()
+        list.addWorker { FixedDecoder([]) }
+        list.addWorker(fallback: true) { zbar }
+        list.grayLinear = GrayLinear(symbologies: Symbology.defaultSet)
+        let url = try XCTUnwrap(Bundle.module.url(forResource: "Linear/blurred/ean13-blur-small-q30.jpg", withExtension: nil))
+        let read = try DecodePlan(list: list, stillOrder: .recheck).decode(.file(.data(try Data(contentsOf: url), name: "blurred.jpg")), arrival: .now())
+            .outcome.get()
+        XCTAssertEqual(read.map { "\($0.symbology.rawValue) \($0.text) \($0.addon ?? "-")" }, ["ean13 5901234123457 12", "ean2 12 -"])
+        XCTAssertEqual(zbar.calls, 0, "no whole-image zbar pass after a gray-level reading")
+        XCTAssertEqual(zbar.addOnCalls, 1)
+    }
+
     /// thorough reads at least what balanced reads: balanced's plan (the list's baseline) runs
     /// first, its codes stay, and a thorough EAN/UPC reading that disagrees with one of its at the
     /// same place is left out (balanced's stands); thorough's other codes are added.

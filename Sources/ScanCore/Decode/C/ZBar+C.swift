@@ -13,6 +13,8 @@ package final class ZBarDecoder: LinearDecoder {
     private let enabled: [zbar_symbol_type_t]
     /// `enabled` without the matrix codes and EAN/UPC (``decodeLinear(_:region:info:)``).
     private let linear: [zbar_symbol_type_t]
+    /// `enabled`'s EAN/UPC codes and add-ons (``decodeAddOns(_:)``).
+    private let productCodes: [zbar_symbol_type_t]
     private let inverted: Bool
 
     /// zbar's symbol type for each registry name zbar decodes (``Symbology/registry``).
@@ -40,6 +42,7 @@ package final class ZBarDecoder: LinearDecoder {
         // helper's blurred product labels).
         linear = enable.subtracting(Symbology.matrixCodes).subtracting(Symbology.eanUPC).subtracting(Symbology.addOns)
             .sorted().compactMap { Self.types[$0] }
+        productCodes = enable.intersection(Symbology.eanUPC.union(Symbology.addOns)).sorted().compactMap { Self.types[$0] }
         self.inverted = inverted
     }
 
@@ -73,6 +76,11 @@ package final class ZBarDecoder: LinearDecoder {
     package func decodeLinear(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         guard !linear.isEmpty else { return [] }
         return image.decode(inside: region) { decode($0, types: linear) }
+    }
+
+    package func decodeAddOns(_ image: GrayImage) -> [Symbol] {
+        guard wanted.contains(where: Symbology.addOns.contains) else { return [] }
+        return decode(image, types: productCodes).filter { Symbology.addOns.contains($0.symbology.rawValue) }
     }
 
     /// Every symbol zbar finds in `image`, in zbar's order.
