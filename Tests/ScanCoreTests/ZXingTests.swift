@@ -270,6 +270,17 @@ final class ZXingTests: XCTestCase {
         XCTAssertEqual(Symbol.droppingLinearInsideMatrix([qr, twoCopies]).map(\.text), ["hello", "5901234123457"])
     }
 
+    /// zbar's pass beside other codes: linear codes but not EAN/UPC (the gray-level reader's) or matrix codes.
+    func testZBarsLinearPassLeavesOutEANAndMatrixCodes() throws {
+        let zbar = ZBarDecoder(symbologies: Symbology.defaultSet)
+        let info = FrameInfo(source: "fixture")
+        XCTAssertEqual(zbar.decodeLinear(try Fixture.image("code128.png"), region: nil, info: info).map(\.symbology.rawValue), ["code128"])
+        XCTAssertEqual(zbar.decode(try Fixture.image("ean13.png")).map(\.symbology.rawValue), ["ean13"])
+        XCTAssertEqual(zbar.decodeLinear(try Fixture.image("ean13.png"), region: nil, info: info).count, 0)
+        XCTAssertEqual(zbar.decodeLinear(try Fixture.image("qrcode.png"), region: nil, info: info).count, 0)
+        XCTAssertEqual(zbar.decodeAddOns(try Fixture.image("ean2.png")).map { "\($0.symbology.rawValue) \($0.text)" }, ["ean2 12"])
+    }
+
     func testPiecesOfAnI25ReadingBesideItAreLeftOut() {
         // A turned ITF-14 (79 lines) and the pieces zxing-cpp 3.1.1 reads along its edges (2 and 3
         // lines; fixture itf14-turned.png).

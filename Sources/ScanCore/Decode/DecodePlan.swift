@@ -295,10 +295,10 @@ package final class DecodePlan {
             // disagrees with its reading. On blurred product photos zbar read little the
             // gray-level reader did not, at a third of the time (Arte-Lab noaf).
             var fallbackPending = fallbackDeferred
+            let fallbacks = workers.indices.filter { list.fallback[$0] }.map { workers[$0] }
             func runFallback() {
                 guard fallbackPending, let (image, k) = small ?? full.map({ ($0, 1) }), clock.allows("zbar", &info) else { return }
                 fallbackPending = false
-                let fallbacks = workers.indices.filter { list.fallback[$0] }.map { workers[$0] }
                 symbols = Symbol.merged(symbols + runTogether(fallbacks, on: image, info: info, region: region).map { $0.scaled(by: k) })
             }
             if !onlyGrayRead { runFallback() }
@@ -308,7 +308,7 @@ package final class DecodePlan {
             // rows right of it is attached and kept (a review helper's blurred magazine codes:
             // 15 of 650 add-ons lost without this).
             if fallbackPending && onlyGrayRead, let image = full,
-               let zbar = workers.indices.first(where: { list.fallback[$0] }).flatMap({ workers[$0] as? LinearDecoder }) {
+               let zbar = fallbacks.lazy.compactMap({ $0 as? LinearDecoder }).first {
                 for code in symbols where code.decoder == "gray" && code.isProductCode {
                     let b = code.bbox, reach = 3 * b.width / 4
                     let x0 = max(0, b.x - reach), y0 = max(0, b.y - b.height / 4)
@@ -392,8 +392,12 @@ package final class DecodePlan {
             // first (a reading two decoders agree on wins the conflict, see resolvingEANConflicts).
             // A motion-blurred, a dark and a keystoned code of precision-check's seed 7 lost
             // their true reading so.
-            if fallbackPending, case let read = judged(symbols), Symbol.resolvingEANConflicts(read).count < read.count { runFallback() }
-            symbols = Symbol.resolvingEANConflicts(judged(symbols))
+            var settled = judged(symbols)
+            if fallbackPending && Symbol.resolvingEANConflicts(settled).count < settled.count {
+                runFallback()
+                settled = judged(symbols)
+            }
+            symbols = Symbol.resolvingEANConflicts(settled)
             try readGray()
             // A product code zxing-cpp alone read, which BarPattern could not judge (noise, blur,
             // modules near a pixel), gets the gray-level reader's opinion of its place: the same
@@ -509,16 +513,14 @@ package final class DecodePlan {
         guard main.count < used.count else { return symbols }
         if order == .recheck && !symbols.isEmpty && !recheck {
             // Beside a matrix code (or another code zbar has no say on), the fallback decoders
-            // look for linear codes only: a Code 128 beside a shipping label's PDF417, an EAN-13
-            // under an Aztec code, that zxing-cpp passed over. Readings of a place a main decoder
-            // read as another linear code are left out (one inside a matrix code goes at the end),
-            // and so is an add-on without an EAN/UPC code (zbar read EAN-2 `01` from one line at
-            // the edge of BoofCV blurred/image034.jpg).
+            // look for linear codes other than EAN/UPC (``LinearDecoder``): a Code 128 beside a
+            // shipping label's PDF417 that zxing-cpp passed over. Readings of a place a main
+            // decoder read as another linear code are left out (one inside a matrix code goes at
+            // the end).
             let read = used.filter { list.fallback[$0] }.compactMap { all[$0] as? LinearDecoder }
                 .flatMap { $0.decodeLinear(image, region: region, info: info) }
                 .filter { s in !symbols.contains { !Symbology.matrixCodes.contains($0.symbology.rawValue) && $0.overlaps(s) && $0.bytes != s.bytes } }
-            let withMain = read.contains(where: \.isProductCode)
-            return Symbol.merged(symbols + read.filter { withMain || !Symbology.addOns.contains($0.symbology.rawValue) })
+            return Symbol.merged(symbols + read)
         }
         guard symbols.isEmpty || recheck else { return symbols }
         if deferring && order == .recheck && symbols.isEmpty && list.grayLinear != nil {

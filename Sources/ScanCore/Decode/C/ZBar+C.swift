@@ -46,8 +46,8 @@ package final class ZBarDecoder: LinearDecoder {
         self.inverted = inverted
     }
 
-    /// A scanner configured for this decoder's symbologies. The caller destroys it.
-    private func makeScanner(_ types: [zbar_symbol_type_t]) -> OpaquePointer {
+    /// A scanner for `types` that scans every `density`-th row and column. The caller destroys it.
+    private func makeScanner(_ types: [zbar_symbol_type_t], density: Int32) -> OpaquePointer {
         guard let scanner = zbar_image_scanner_create() else { preconditionFailure("zbar_image_scanner_create failed") }
         // Everything off first: zbar enables a default subset otherwise.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
@@ -57,14 +57,8 @@ package final class ZBarDecoder: LinearDecoder {
         zbar_image_scanner_set_config(scanner, ZBAR_SQCODE, ZBAR_CFG_BINARY, 1)
         // White-on-black codes: zbar retries on the inverted image when the normal pass finds nothing.
         zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_TEST_INVERTED, inverted ? 1 : 0)
-        // Linear codes only (beside a code zxing-cpp read): every fourth row and column, as a
-        // linear code's bars run across many (on the BoofCV photos, where this runs on most
-        // images, zbar's share of the CPU time went from 5% to 11% scanning every line, 8.5% so;
-        // a review helper's labels read the same).
-        if types == linear && linear != enabled {
-            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, 4)
-            zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, 4)
-        }
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
+        zbar_image_scanner_set_config(scanner, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
         return scanner
     }
 
@@ -73,9 +67,13 @@ package final class ZBarDecoder: LinearDecoder {
         return image.decode(inside: region) { decode($0, types: enabled) }
     }
 
+    /// Linear codes only (beside a code zxing-cpp read): every fourth row and column, as a
+    /// linear code's bars run across many (on the BoofCV photos, where this runs on most images,
+    /// zbar's share of the CPU time went from 5% to 11% scanning every line, 8.5% so; a review
+    /// helper's labels read the same).
     package func decodeLinear(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
         guard !linear.isEmpty else { return [] }
-        return image.decode(inside: region) { decode($0, types: linear) }
+        return image.decode(inside: region) { decode($0, types: linear, density: 4) }
     }
 
     package func decodeAddOns(_ image: GrayImage) -> [Symbol] {
@@ -87,9 +85,9 @@ package final class ZBarDecoder: LinearDecoder {
     /// The corresponding C function is `zbar_scan_image`.
     package func decode(_ image: GrayImage) -> [Symbol] { decode(image, types: enabled) }
 
-    private func decode(_ image: GrayImage, types: [zbar_symbol_type_t]) -> [Symbol] {
+    private func decode(_ image: GrayImage, types: [zbar_symbol_type_t], density: Int32 = 1) -> [Symbol] {
         guard image.width > 0, image.height > 0 else { return [] }
-        let scanner = makeScanner(types)
+        let scanner = makeScanner(types, density: density)
         defer { zbar_image_scanner_destroy(scanner) }
         guard let zimage = zbar_image_create() else { preconditionFailure("zbar_image_create failed") }
         defer { zbar_image_destroy(zimage) }
