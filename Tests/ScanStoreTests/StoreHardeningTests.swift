@@ -106,11 +106,14 @@ final class StoreHardeningTests: XCTestCase {
     func testARunawayQueryIsInterruptedQuickly() throws {
         let db = try Store(path: path).db()
         let forever = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"
+        // The step cap stops it in 1-3 s on a free core; on a loaded machine the 5 s deadline may
+        // come first. Either way it is stopped, with a message naming the limit.
+        let stopped: Set<String?> = ["query interrupted: it ran past scanlua's limit of 100000000 SQLite steps",
+                                     "query interrupted: it ran past scanlua's limit of 5 seconds"]
         let start = Date()
-        XCTAssertEqual(message { try db.query(forever) }, "query interrupted: it ran past scanlua's limit of 100000000 SQLite steps")
+        XCTAssertTrue(stopped.contains(message { try db.query(forever) }))
         XCTAssertLessThan(Date().timeIntervalSince(start), 30, "bounded by the step budget")
-        XCTAssertEqual(message { try db.execute("CREATE TABLE t (a); " + forever) },
-                       "query interrupted: it ran past scanlua's limit of 100000000 SQLite steps")
+        XCTAssertTrue(stopped.contains(message { try db.execute("CREATE TABLE t (a); " + forever) }))
         XCTAssertLessThan(Date().timeIntervalSince(start), 60)
         // The budget is per statement: a big but finite query still runs, and the connection is fine.
         let million = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 1000000) SELECT count(*) FROM c"

@@ -326,9 +326,14 @@ extension Box {
     /// This box and half as much again on each side, plus 8 pixels, inside `bounds` (nil when
     /// nothing is left): a code's box with room for its quiet zones, for reading it by itself.
     package func withMargins(inside bounds: Box) -> Box? {
-        let mx = width / 2 + 8, my = height / 2 + 8
-        let x0 = max(bounds.x, x - mx), y0 = max(bounds.y, y - my)
-        let x1 = min(bounds.x + bounds.width, x + width + mx), y1 = min(bounds.y + bounds.height, y + height + my)
+        grown(dx: width / 2 + 8, dy: height / 2 + 8, inside: bounds)
+    }
+
+    /// This box grown by `dx` left and right and `dy` above and below, inside `bounds` (nil when
+    /// nothing is left).
+    package func grown(dx: Int, dy: Int, inside bounds: Box) -> Box? {
+        let x0 = max(bounds.x, x - dx), y0 = max(bounds.y, y - dy)
+        let x1 = min(bounds.x + bounds.width, x + width + dx), y1 = min(bounds.y + bounds.height, y + height + dy)
         return x1 > x0 && y1 > y0 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 
