@@ -1,6 +1,6 @@
 import Foundation
 
-/// A gray-level reader for EAN-13 and UPC-A (EAN-8 built, off: see `init`): reads blurred and low-resolution product
+/// A gray-level reader for EAN-13, UPC-A and EAN-8 (on a line where no EAN-13 fits): reads blurred and low-resolution product
 /// codes that binarizing readers (zbar, zxing-cpp) lose, without deciding where an edge is.
 ///
 /// 1. **Localization** (``GrayLinear/candidates(in:)``): blocks of the image whose gradients share
@@ -41,10 +41,9 @@ package struct GrayLinear: Sendable {
         ean13 = symbologies.contains(Symbology(rawValue: "ean13"))
         upca = symbologies.contains(Symbology(rawValue: "upca"))
         isbn13 = symbologies.contains(Symbology(rawValue: "isbn13"))
-        // EAN-8 (no parity pattern, half the digits) stays off: on blurred
-        // EAN-13s its fits read part of the code as a whole EAN-8 (scripts/make-fixtures'
-        // blurred set had one such misread). The machinery reads it (``Format/ean8``).
-        ean8 = false
+        // EAN-8 (no parity pattern, half the digits) is read on a line only where no EAN-13 fits
+        // (``read(_:in:)``): on blurred EAN-13s its fits took part of a code for an EAN-8.
+        ean8 = symbologies.contains(Symbology(rawValue: "ean8"))
     }
 
     package var readsSomething: Bool { ean13 || upca || ean8 }
@@ -217,14 +216,7 @@ package struct GrayLinear: Sendable {
             let n = Int(2 * half)
             guard n > 60 else { return nil }
             let profile = Self.profile(image, x0: x0, y0: y0, dx: c.dx, dy: c.dy, count: n)
-            var best: LineRead?, wasBent = false
-            for format in formats {
-                // EAN-8 (no parity, half the digits) only where no EAN-13 fits at all: part of a
-                // blurred EAN-13 can pass for one.
-                if format == .ean8, let b = best, b.score > 0.6 { break }
-                if let r = Self.readLine(profile, format: format, halfLength: c.halfLength), r.score > (best?.score ?? -1) { best = r }
-                if best?.confident == true { break }
-            }
+            var best = Self.readLine(profile, format: primary, halfLength: c.halfLength), wasBent = false
             // A line whose bars did not read as a code, or framed one without reading it
             // confidently: read again as if bent (see Bend); the confident reading with the best
             // match, if any, stands (an Open Food Facts bottle, zxing-cpp's upca-2/48.png).
@@ -233,10 +225,18 @@ package struct GrayLinear: Sendable {
             if bentInVain < 4 + 2 * bentRead, best.map({ $0.framed && !$0.confident }) ?? Self.fillsRegion(profile, halfLength: c.halfLength) {
                 var bent: LineRead?
                 for warp in Self.warps {
-                    if let r = Self.readLine(profile, format: best?.code.count == 8 ? .ean8 : .ean13, halfLength: c.halfLength, warp: warp),
+                    if let r = Self.readLine(profile, format: primary, halfLength: c.halfLength, warp: warp),
                        r.confident, r.guardScore >= Self.bentGuard, r.score > (bent?.score ?? -1) { bent = r }
                 }
                 if let bent { best = bent; bentRead += 1; wasBent = true } else { bentInVain += 1 }
+            }
+            // EAN-8 (no parity, half the digits), straight, only on a line where no EAN-13 fits
+            // at all (matched at 0.6 or less) and only when confident: on some lines part of a
+            // blurred EAN-13 passes for one (see also the votes below).
+            if primary == .ean13, ean8, best?.confident != true, (best?.score ?? -1) <= 0.6,
+               let short = Self.readLine(profile, format: .ean8, halfLength: c.halfLength), short.confident {
+                best = short
+                wasBent = false
             }
             guard let best else { continue }
             // Lines that framed a code (it fills the region, quiet zones light) and read another
@@ -258,6 +258,12 @@ package struct GrayLinear: Sendable {
             let counts = votes.values.map(\.count).sorted(by: >)
             if let top = counts.first, top >= 5, counts.count < 2 || counts[1] <= 1 { break }
             if done >= 5 && votes.isEmpty && plausibleLines == 0 && (support.values.max() ?? 0) < 2 { break }
+        }
+        // EAN-8 readings count only where no line read an EAN-13 (or UPC-A): part of a blurred
+        // one that passed for an EAN-8 neither wins nor outvotes it.
+        if votes.keys.contains(where: { $0.count == 13 }) {
+            votes = votes.filter { $0.key.count == 13 }
+            support = support.filter { $0.key.count == 13 }
         }
         let ranked = votes.sorted { $0.value.count > $1.value.count || ($0.value.count == $1.value.count && $0.key < $1.key) }
         guard let top = ranked.first, support[top.key, default: 0] * 4 >= support.values.reduce(0, +) else { return nil }
@@ -292,9 +298,8 @@ package struct GrayLinear: Sendable {
         return s
     }
 
-    private var formats: [Format] {
-        (ean13 || upca ? [Format.ean13] : []) + (ean8 ? [Format.ean8] : [])
-    }
+    /// The format each line is read as first (straight, then bent): EAN-8 only when EAN-13 and UPC-A are not wanted.
+    private var primary: Format { ean13 || upca ? .ean13 : .ean8 }
 
     /// Samples along a line, each the mean of 3 bilinear samples across it.
     static func profile(_ image: GrayImage, x0: Double, y0: Double, dx: Double, dy: Double, count: Int) -> [Double] {

@@ -24,7 +24,10 @@ final class GrayLinearTests: XCTestCase {
                                  ("blurred/ean13-bent.jpg", "ean13 4006381333931"),
                                  ("blurred/ean13-slanted.jpg", "ean13 4006381333931"),
                                  // Two strong lines with 4 ambiguous digits each (1s, 7s, 8s): strong, so they count.
-                                 ("blurred/upca-motion-ambiguous.jpg", "upca 473187964999")] {
+                                 ("blurred/upca-motion-ambiguous.jpg", "upca 473187964999"),
+                                 // EAN-8: read on lines where no EAN-13 fits.
+                                 ("blurred/ean8-blur-small-q30.jpg", "ean8 96385074"),
+                                 ("blurred/ean8-motion.png", "ean8 96385074")] {
             let image = try linear(name)
             XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
             XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
@@ -61,12 +64,17 @@ final class GrayLinearTests: XCTestCase {
         XCTAssertEqual(texts(noISBN.decode(image)), ["ean13 9780306406157"])
     }
 
-    /// Only the wanted symbologies: without ean13 and upca it reads nothing.
+    /// Only the wanted symbologies: without ean13, upca and ean8 it reads nothing.
     func testReadsOnlyWhatIsWanted() throws {
         let image = try linear("blurred/upca-motion.png")
         XCTAssertFalse(GrayLinear(symbologies: [Symbology(rawValue: "qrcode")]).readsSomething)
         XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean13")]).decode(image).map(\.text), ["0036000291452"],
                        "a UPC-A is an EAN-13 with a leading 0 when only EAN-13 is wanted")
+        let ean8 = try linear("blurred/ean8-motion.png")
+        XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean13"), Symbology(rawValue: "upca")]).decode(ean8).count, 0)
+        XCTAssertEqual(texts(GrayLinear(symbologies: [Symbology(rawValue: "ean8")]).decode(ean8)), ["ean8 96385074"],
+                       "EAN-8 alone: read as the first format")
+        XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean8")]).decode(image).count, 0, "a UPC-A is no EAN-8")
     }
 
     /// The dynamic program picks the valid code: a single wrong digit's best score does not win
