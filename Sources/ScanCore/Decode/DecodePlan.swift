@@ -526,21 +526,34 @@ package final class DecodePlan {
         var more: [Symbol]
         if recheck {
             // A second opinion on the codes read: the fallback decoders read the place of each
-            // (its box and three quarters of its longer side each way: a rotated code and its
-            // add-on lie inside), not the whole image. On Open Food Facts a whole-image zbar
-            // read was a quarter of the full-size pass's time; it read nothing more on the
-            // shared corpus or a review helper's 1,000 generated photos.
+            // (its box and three quarters of its longer side plus 8 pixels each way, inside the
+            // region or tile: a rotated code and its add-on lie inside), not the whole image,
+            // unless those places add up to the whole image's area. On Open Food Facts a
+            // whole-image zbar read was a quarter of the full-size pass's time; it read nothing
+            // more on the shared corpus or a review helper's 1,000 generated photos. A UPC-E or
+            // EAN-8 reading that reaches a place's edge inside the image may be part of a code
+            // the place cuts (zbar reads a blurred EAN-13's left half as a UPC-E): left out. (Other
+            // readings there stay: a cut across its bars leaves a longer code invalid, and one
+            // along its bars leaves it whole.)
             // Their readings of other symbologies, and other text where a code was read (zbar
             // took a rotated Code 128 for ITF, or read one with two characters wrong), are left
             // out. EAN/UPC readings stay: a disagreement there is settled with both in view
             // (``Symbol/resolvingEANConflicts(_:)``).
             let bounds = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
                 ?? Box(x: 0, y: 0, width: image.width, height: image.height)
-            more = Symbol.merged(symbols.flatMap { code -> [Symbol] in
+            let places = symbols.compactMap { code -> Box? in
                 let b = code.bbox, reach = 3 * max(b.width, b.height) / 4 + 8
-                guard let place = b.grown(dx: reach, dy: reach, inside: bounds) else { return [] }
-                return runTogether(fallbacks, on: image.cropped(to: place), info: info, region: nil).map { $0.offset(dx: place.x, dy: place.y) }
-            })
+                return b.grown(dx: reach, dy: reach, inside: bounds)
+            }
+            if places.reduce(0, { $0 + $1.width * $1.height }) >= bounds.width * bounds.height {
+                more = runTogether(fallbacks, on: image, info: info, region: region)
+            } else {
+                more = Symbol.merged(places.flatMap { place in
+                    runTogether(fallbacks, on: image.cropped(to: place), info: info, region: nil)
+                        .map { $0.offset(dx: place.x, dy: place.y) }
+                        .filter { !(Symbology.shortProductCodes.contains($0.symbology.rawValue) && $0.bbox.reachesEdge(of: place, inside: bounds)) }
+                })
+            }
             more = more.filter { s in
                 let kind = s.symbology.rawValue
                 guard list.recheck.contains(kind) else { return false }

@@ -23,7 +23,9 @@ import Foundation
 ///    every slot already makes the valid code and both quiet zones are light; the code is
 ///    reported when at least 3 lines agree (or 2 that both match strongly, with no other code
 ///    read confidently), at least a quarter of the lines that framed a code framed this one, and
-///    no other code had even half its votes.
+///    no other code had even half its votes. EAN-8 (8 digit slots, no parity pattern) is read on a
+///    line only where its EAN-13 reading is not confident and matched at 0.6 or less, straight
+///    only, and counts only when confident; its votes are left out where an EAN-13 had as many.
 ///
 /// After Gallo & Manduchi, "Reading 1D barcodes with mobile phones using deformable templates"
 /// (TPAMI 2011), with a blurred-template comparison as in Chen et al. (TIP 2014); see
@@ -216,7 +218,7 @@ package struct GrayLinear: Sendable {
             let n = Int(2 * half)
             guard n > 60 else { return nil }
             let profile = Self.profile(image, x0: x0, y0: y0, dx: c.dx, dy: c.dy, count: n)
-            var best = Self.readLine(profile, format: primary, halfLength: c.halfLength), wasBent = false
+            var best = Self.readLine(profile, format: .ean13, halfLength: c.halfLength), wasBent = false
             // A line whose bars did not read as a code, or framed one without reading it
             // confidently: read again as if bent (see Bend); the confident reading with the best
             // match, if any, stands (an Open Food Facts bottle, zxing-cpp's upca-2/48.png).
@@ -225,7 +227,7 @@ package struct GrayLinear: Sendable {
             if bentInVain < 4 + 2 * bentRead, best.map({ $0.framed && !$0.confident }) ?? Self.fillsRegion(profile, halfLength: c.halfLength) {
                 var bent: LineRead?
                 for warp in Self.warps {
-                    if let r = Self.readLine(profile, format: primary, halfLength: c.halfLength, warp: warp),
+                    if let r = Self.readLine(profile, format: .ean13, halfLength: c.halfLength, warp: warp),
                        r.confident, r.guardScore >= Self.bentGuard, r.score > (bent?.score ?? -1) { bent = r }
                 }
                 if let bent { best = bent; bentRead += 1; wasBent = true } else { bentInVain += 1 }
@@ -233,7 +235,7 @@ package struct GrayLinear: Sendable {
             // EAN-8 (no parity, half the digits), straight, only on a line where no EAN-13 fits
             // at all (matched at 0.6 or less) and only when confident: on some lines part of a
             // blurred EAN-13 passes for one (see also the votes below).
-            if primary == .ean13, ean8, best?.confident != true, (best?.score ?? -1) <= 0.6,
+            if ean8, best?.confident != true, (best?.score ?? -1) <= 0.6,
                let short = Self.readLine(profile, format: .ean8, halfLength: c.halfLength), short.confident {
                 best = short
                 wasBent = false
@@ -259,12 +261,10 @@ package struct GrayLinear: Sendable {
             if let top = counts.first, top >= 5, counts.count < 2 || counts[1] <= 1 { break }
             if done >= 5 && votes.isEmpty && plausibleLines == 0 && (support.values.max() ?? 0) < 2 { break }
         }
-        // EAN-8 readings count only where no line read an EAN-13 (or UPC-A): part of a blurred
-        // one that passed for an EAN-8 neither wins nor outvotes it.
-        if votes.keys.contains(where: { $0.count == 13 }) {
-            votes = votes.filter { $0.key.count == 13 }
-            support = support.filter { $0.key.count == 13 }
-        }
+        // EAN-8 readings do not count where an EAN-13 (or UPC-A) had as many votes: part of a
+        // blurred one that passed for an EAN-8 on some lines neither wins nor outvotes it.
+        func most(_ digits: Int) -> Int { votes.filter { $0.key.count == digits }.map(\.value.count).max() ?? 0 }
+        if most(13) > 0 && most(13) >= most(8) { votes = votes.filter { $0.key.count == 13 } }
         let ranked = votes.sorted { $0.value.count > $1.value.count || ($0.value.count == $1.value.count && $0.key < $1.key) }
         guard let top = ranked.first, support[top.key, default: 0] * 4 >= support.values.reduce(0, +) else { return nil }
         // 3 confident lines, or 2 that match strongly with no confident rival.
@@ -298,8 +298,6 @@ package struct GrayLinear: Sendable {
         return s
     }
 
-    /// The format each line is read as first (straight, then bent): EAN-8 only when EAN-13 and UPC-A are not wanted.
-    private var primary: Format { ean13 || upca ? .ean13 : .ean8 }
 
     /// Samples along a line, each the mean of 3 bilinear samples across it.
     static func profile(_ image: GrayImage, x0: Double, y0: Double, dx: Double, dy: Double, count: Int) -> [Double] {

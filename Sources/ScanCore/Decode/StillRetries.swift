@@ -337,6 +337,15 @@ extension Box {
         return x1 > x0 && y1 > y0 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
 
+    /// Whether this box reaches a side of `place` (within a pixel) that lies inside `bounds`:
+    /// what a crop of `place` shows of it may be cut off there.
+    func reachesEdge(of place: Box, inside bounds: Box) -> Bool {
+        x <= place.x + 1 && place.x > bounds.x
+            || x + width >= place.x + place.width - 1 && place.x + place.width < bounds.x + bounds.width
+            || y <= place.y + 1 && place.y > bounds.y
+            || y + height >= place.y + place.height - 1 && place.y + place.height < bounds.y + bounds.height
+    }
+
     /// The smallest box holding both.
     func union(_ o: Box) -> Box {
         let x0 = min(x, o.x), y0 = min(y, o.y)
