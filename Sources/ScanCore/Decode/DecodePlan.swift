@@ -233,8 +233,7 @@ package final class DecodePlan {
             // Not `fast` (one read at one scale), as the half-size pass; a crop over 16 MP would be
             // one long call the time budget cannot cut (the full-size pass tiles those).
             if trustSmall, still, order != .fallback, let small, clock.allows("the unread regions", &info) {
-                let bounds = region.flatMap { $0.box(inWidth: info.width, height: info.height) }
-                    ?? Box(x: 0, y: 0, width: info.width, height: info.height)
+                let bounds = Self.bounds(region, width: info.width, height: info.height)
                 // Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller
                 // stripes of like gradients are edges, wood and cloth.
                 let boxes = GrayLinear.unread(in: small.image, scale: small.k, skipping: symbols.map(\.bbox))
@@ -375,8 +374,7 @@ package final class DecodePlan {
                             if unread.isEmpty {
                                 symbols += find(in: image, k: 1)?.symbols ?? []
                             } else {
-                                let inside = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
-                                    ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+                                let inside = Self.bounds(region, width: image.width, height: image.height)
                                 for eye in unread.prefix(2) {
                                     guard let box = eye.box(inside: inside, scale: k) else { continue }
                                     symbols += maxiCode.decode(image.cropped(to: box)).symbols.map { $0.offset(dx: box.x, dy: box.y) }
@@ -405,8 +403,7 @@ package final class DecodePlan {
             if still, !grayRan, let gray = list.grayLinear, let image = full {
                 let doubtful = symbols.filter { $0.isProductCode && $0.decoder == "zxing" && (BarPattern.misfits($0, in: image)?.count ?? 0) < 2 }
                 if !doubtful.isEmpty, clock.allows("the gray-level reader", &info) {
-                    let inside = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
-                        ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+                    let inside = Self.bounds(region, width: image.width, height: image.height)
                     let opinions = doubtful.flatMap { s -> [Symbol] in
                         // Its box and half as much again on each side (the reader's margins and quiet
                         // zones), inside the region; only readings of its place count.
@@ -435,6 +432,12 @@ package final class DecodePlan {
         decoded.still = still
         if keepFrames && still { decoded.bytes = data }
         return decoded
+    }
+
+    /// The part of a `width` x `height` image that `region` names, or the whole image (a region
+    /// that misses the image is named as an error once decoding ends).
+    static func bounds(_ region: Region?, width: Int, height: Int) -> Box {
+        region.flatMap { $0.box(inWidth: width, height: height) } ?? Box(x: 0, y: 0, width: width, height: height)
     }
 
     /// Whether a code the small pass found had modules under 2.5 pixels there (from its size and
@@ -539,8 +542,7 @@ package final class DecodePlan {
             // took a rotated Code 128 for ITF, or read one with two characters wrong), are left
             // out. EAN/UPC readings stay: a disagreement there is settled with both in view
             // (``Symbol/resolvingEANConflicts(_:)``).
-            let bounds = region.flatMap { $0.box(inWidth: image.width, height: image.height) }
-                ?? Box(x: 0, y: 0, width: image.width, height: image.height)
+            let bounds = Self.bounds(region, width: image.width, height: image.height)
             let places = symbols.compactMap { code -> Box? in
                 let b = code.bbox, reach = 3 * max(b.width, b.height) / 4 + 8
                 return b.grown(dx: reach, dy: reach, inside: bounds)

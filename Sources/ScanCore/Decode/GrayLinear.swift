@@ -298,7 +298,6 @@ package struct GrayLinear: Sendable {
         return s
     }
 
-
     /// Samples along a line, each the mean of 3 bilinear samples across it.
     static func profile(_ image: GrayImage, x0: Double, y0: Double, dx: Double, dy: Double, count: Int) -> [Double] {
         var out = [Double](repeating: 255, count: count)
