@@ -468,6 +468,18 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(try read(["--effort", "fast"]), ["upce 04176589 zbar"])
     }
 
+    /// A blurred UPC-E: where zbar and zxing-cpp read nothing the gray-level reader reads it; a
+    /// little less blurred, zxing-cpp reads it on a row at its foot (a retry) and the gray-level
+    /// reader as a box of its middle: one record, both decoders named (Symbol.reaches).
+    func testABlurredUPCEIsOneRecord() throws {
+        func read(_ name: String) throws -> [String] {
+            let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/blurred/" + name).path
+            return try scan([path], ["--time-budget", "0"]).records.map { "\($0["symbology"] ?? "?") \($0["text"] ?? "?") \($0["decoder"] ?? "?")" }
+        }
+        XCTAssertEqual(try read("upce-motion.png"), ["upce 04252614 gray"])
+        XCTAssertEqual(try read("upce-blur-0x2.5.jpg"), ["upce 04252614 zxing+gray"])
+    }
+
     // MARK: - Add-ons
 
     /// `symbology:text[+addon]` of each record, sorted (the order follows the decoders' order).

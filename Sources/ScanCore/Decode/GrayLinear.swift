@@ -1,6 +1,6 @@
 import Foundation
 
-/// A gray-level reader for EAN-13, UPC-A and EAN-8 (on a line where no EAN-13 fits): reads blurred and low-resolution product
+/// A gray-level reader for EAN-13, UPC-A, EAN-8 and UPC-E (these two on lines an EAN-13 does not fit): reads blurred and low-resolution product
 /// codes that binarizing readers (zbar, zxing-cpp) lose, without deciding where an edge is.
 ///
 /// 1. **Localization** (``GrayLinear/candidates(in:)``): blocks of the image whose gradients share
@@ -17,27 +17,32 @@ import Foundation
 ///    that reads nothing, the line is read again with module widths changing linearly along it
 ///    (a curved or slanted code: ``Bend``).
 /// 4. **A dynamic program** over the 12 digit slots (EAN-13: the check-digit sum and the parity
-///    pattern that gives the first digit as its state) picks the valid code with the best sum.
+///    pattern that gives the first digit as its state) picks the valid code with the best sum;
+///    for UPC-E one over its 6 slots per number system, check digit (which fix the slots' parity
+///    pattern) and last digit (which fixes the UPC-A the check digit is computed on).
 /// 5. **Precision** (a retry's reading costs a wrong product in someone's inventory): a line's
 ///    reading counts only when every digit matches well, the guards match well, the best digit of
 ///    every slot already makes the valid code and both quiet zones are light; the code is
 ///    reported when at least 3 lines agree (or 2 that both match strongly, with no other code
 ///    read confidently), at least a quarter of the lines that framed a code framed this one, and
-///    no other code had even half its votes. EAN-8 (8 digit slots, no parity pattern) is read on a
-///    line only where its EAN-13 reading is not confident and matched at 0.6 or less, straight
-///    only, and counts only when confident; its votes are left out where an EAN-13 had as many.
+///    no other code had even half its votes. EAN-8 (8 digit slots, no parity pattern) and UPC-E
+///    (6 slots, 51 modules) are read on a line only where its EAN-13 reading is not confident and
+///    matched at 0.6 or less (a UPC-E also where it matches 0.03 better than that reading),
+///    straight only, must match better than an EAN-13 (a UPC-E at 0.965 on average, its lines
+///    never strong), and count only when confident; their votes are left out where an EAN-13 had
+///    as many.
 ///
 /// After Gallo & Manduchi, "Reading 1D barcodes with mobile phones using deformable templates"
 /// (TPAMI 2011), with a blurred-template comparison as in Chen et al. (TIP 2014); see
 /// ../shared/research/photos-1d.md. Pure Swift, stateless: one instance may serve any thread.
 package struct GrayLinear: Sendable {
     /// The formats it reads.
-    package enum Format: Sendable { case ean13, ean8 }
+    package enum Format: Sendable, Hashable { case ean13, ean8, upce }
 
-    /// Which of ean13/upca/ean8 are wanted (a UPC-A is an EAN-13 with a leading 0); with isbn13,
+    /// Which of ean13/upca/ean8/upce are wanted (a UPC-A is an EAN-13 with a leading 0); with isbn13,
     /// an EAN-13 of 978 or 979 is named isbn13, as zxing-cpp's readings are (ZXing+C.swift), so
     /// that the two decoders' readings of a book merge.
-    package var ean13 = true, upca = true, ean8 = true, isbn13 = true
+    package var ean13 = true, upca = true, ean8 = true, upce = true, isbn13 = true
 
     package init(symbologies: Set<Symbology>) {
         ean13 = symbologies.contains(Symbology(rawValue: "ean13"))
@@ -46,9 +51,10 @@ package struct GrayLinear: Sendable {
         // EAN-8 (no parity pattern, half the digits) is read on a line only where no EAN-13 fits
         // (``read(_:in:)``): on blurred EAN-13s its fits took part of a code for an EAN-8.
         ean8 = symbologies.contains(Symbology(rawValue: "ean8"))
+        upce = symbologies.contains(Symbology(rawValue: "upce"))
     }
 
-    package var readsSomething: Bool { ean13 || upca || ean8 }
+    package var readsSomething: Bool { ean13 || upca || ean8 || upce }
 
     /// A region that looks like a linear code: its centre, scan direction and half extents, in
     /// the pixels of the image given (full size for the gray-level reader).
@@ -202,15 +208,23 @@ package struct GrayLinear: Sendable {
     /// and 33); of the lines that counted for a genuine code in two seeds' positives and the
     /// shared corpus (about 500), two had more than 1, both strong (UPC-A 473187964999, 4 slots).
     static let ambiguousMargin = 0.02, ambiguousSlots = 3
+    /// How much better than the line's EAN-13 reading a UPC-E must match where that reading
+    /// matched above 0.6.
+    static let shortMargin = 0.03
+    /// A UPC-E line's digits must match this well on average, and its lines are never strong (3
+    /// must agree): 6 digits and a parity pattern leave little to check, and a blurred EAN-13 or
+    /// UPC-E fits another UPC-E's templates at 0.89-0.968 (generated EAN-13s and UPC-Es
+    /// blurred 0.6-1.6 modules and rotated), genuine readings at 0.966 and above.
+    static let upceScore = 0.965
 
     /// The code in one candidate region, if enough scan lines agree on it.
     func read(_ c: Candidate, in image: GrayImage) -> Symbol? {
         let margin = c.halfLength * 0.35 + 12
         let half = c.halfLength + margin
-        var votes: [String: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
+        var votes: [Reading: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
         // Lines that framed each code, confident or not.
-        var support: [String: Int] = [:]
-        var plausibleLines = 0, bentInVain = 0, bentRead = 0
+        var support: [Reading: Int] = [:]
+        var plausibleLines = 0, bentInVain = 0, bentRead = 0, upceInVain = 0, upceRead = 0
         for (done, li) in Self.lineOrder.enumerated() {
             let t = (Double(li) + 0.5) / Double(Self.lines) * 1.6 - 0.8  // the middle 80% of the height
             let ox = c.cx - c.dy * t * c.halfHeight, oy = c.cy + c.dx * t * c.halfHeight
@@ -232,28 +246,41 @@ package struct GrayLinear: Sendable {
                 }
                 if let bent { best = bent; bentRead += 1; wasBent = true } else { bentInVain += 1 }
             }
-            // EAN-8 (no parity, half the digits), straight, only on a line where no EAN-13 fits
-            // at all (matched at 0.6 or less) and only when confident: on some lines part of a
-            // blurred EAN-13 passes for one (see also the votes below).
-            if ean8, best?.confident != true, (best?.score ?? -1) <= 0.6,
-               let short = Self.readLine(profile, format: .ean8, halfLength: c.halfLength), short.confident {
-                best = short
-                wasBent = false
+            // EAN-8 (no parity, half the digits) and UPC-E (half an EAN-13's left side), straight,
+            // only on a line where no EAN-13 fits at all (matched at 0.6 or less) and only when
+            // confident: on some lines part of a blurred EAN-13 passes for one (see also the votes
+            // below). A UPC-E also where it matches clearly better than an EAN-13: its 51 modules
+            // fit an EAN-13's 95 at about half the width, at 0.95 on a blurred one. Of the two,
+            // the better match. Other bars framed a UPC-E on many lines: after three lines whose
+            // UPC-E reading was not even plausible, and none that was, the rest are not read as one
+            // (the negative set took 30% longer reading every line as one).
+            if best?.confident != true {
+                let long = best?.score ?? -1
+                let formats = [ean8 && long <= 0.6 ? Format.ean8 : nil,
+                               upce && (upceInVain < 3 || upceRead > 0) ? Format.upce : nil].compactMap { $0 }
+                let reads = formats.compactMap { Self.readLine(profile, format: $0, halfLength: c.halfLength) }
+                if let line = reads.first(where: { $0.format == .upce }) {
+                    if line.plausible { upceRead += 1 } else { upceInVain += 1 }
+                }
+                let short = reads.filter { $0.confident && (long <= 0.6 || $0.format == .upce && $0.score >= long + Self.shortMargin) }
+                    .max { $0.score < $1.score }
+                if let short { best = short; wasBent = false }
             }
             guard let best else { continue }
+            let reading = Reading(format: best.format, code: best.code)
             // Lines that framed a code (it fills the region, quiet zones light) and read another
             // one count against it; a line whose ends fell elsewhere says nothing.
-            if best.framed { support[best.code, default: 0] += 1 }
+            if best.framed { support[reading, default: 0] += 1 }
             // A line on which several digits were nearly others counts only if it is strong.
-            let strong = !wasBent && best.score >= Self.strongScore && best.minimum >= Self.strongMinimum && best.guardScore >= Self.strongGuard
+            let strong = !wasBent && best.format != .upce && best.score >= Self.strongScore && best.minimum >= Self.strongMinimum && best.guardScore >= Self.strongGuard
             if best.confident && (strong || best.ambiguousSlots < Self.ambiguousSlots) {
-                var v = votes[best.code] ?? (0, [], 0)
+                var v = votes[reading] ?? (0, [], 0)
                 v.count += 1
                 v.ends.append((t, best.start, best.end))
                 // A bent line is never strong: with the bend's freedom, 3 lines must agree (a
                 // blurred Code 128 bent 16% gave two strong lines of UPC-A 293477849757).
                 if strong { v.strong += 1 }
-                votes[best.code] = v
+                votes[reading] = v
             }
             if best.plausible { plausibleLines += 1 }
             // Enough: a clear winner, or on the first lines nothing confident, nearly so, or read twice.
@@ -261,10 +288,10 @@ package struct GrayLinear: Sendable {
             if let top = counts.first, top >= 5, counts.count < 2 || counts[1] <= 1 { break }
             if done >= 5 && votes.isEmpty && plausibleLines == 0 && (support.values.max() ?? 0) < 2 { break }
         }
-        // EAN-8 readings do not count where an EAN-13 (or UPC-A) had as many votes: part of a
-        // blurred one that passed for an EAN-8 on some lines neither wins nor outvotes it.
-        func most(_ digits: Int) -> Int { votes.filter { $0.key.count == digits }.map(\.value.count).max() ?? 0 }
-        if most(13) > 0 && most(13) >= most(8) { votes = votes.filter { $0.key.count == 13 } }
+        // EAN-8 and UPC-E readings do not count where an EAN-13 (or UPC-A) had as many votes: part
+        // of a blurred one that passed for a short code on some lines neither wins nor outvotes it.
+        func most(_ long: Bool) -> Int { votes.filter { ($0.key.format == .ean13) == long }.map(\.value.count).max() ?? 0 }
+        if most(true) > 0 && most(true) >= most(false) { votes = votes.filter { $0.key.format == .ean13 } }
         let ranked = votes.sorted { $0.value.count > $1.value.count || ($0.value.count == $1.value.count && $0.key < $1.key) }
         guard let top = ranked.first, support[top.key, default: 0] * 4 >= support.values.reduce(0, +) else { return nil }
         // 3 confident lines, or 2 that match strongly with no confident rival.
@@ -279,11 +306,11 @@ package struct GrayLinear: Sendable {
         }
         let first = ends.first!, last = ends.last!
         let points = [point(first.0, first.1), point(first.0, first.2), point(last.0, last.2), point(last.0, last.1)]
-        let code = top.key
+        let code = top.key.code
         let symbology: String
         var text = code
-        if code.count == 8 {
-            symbology = "ean8"
+        if top.key.format != .ean13 {
+            symbology = top.key.format == .ean8 ? "ean8" : "upce"
         } else if code.hasPrefix("0") && upca {
             symbology = "upca"
             text = String(code.dropFirst())
@@ -292,7 +319,7 @@ package struct GrayLinear: Sendable {
         } else {
             symbology = "ean13"
         }
-        guard symbology != "ean13" || ean13, symbology != "ean8" || ean8 else { return nil }
+        guard symbology != "ean13" || ean13, symbology != "ean8" || ean8, symbology != "upce" || upce else { return nil }
         var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8), points: points, quality: top.value.count)
         s.decoder = "gray"
         return s
@@ -327,9 +354,16 @@ package struct GrayLinear: Sendable {
         return out
     }
 
+    /// A code as the lines vote for it: an EAN-8 and a UPC-E may share their 8 digits.
+    struct Reading: Hashable, Comparable {
+        var format: Format, code: String
+        static func < (a: Reading, b: Reading) -> Bool { a.code != b.code ? a.code < b.code : "\(a.format)" < "\(b.format)" }
+    }
+
     // MARK: One scan line
 
     struct LineRead {
+        var format: Format
         var code: String
         /// The mean and the weakest of the chosen digits' matches.
         var score: Double, minimum: Double
@@ -406,16 +440,22 @@ package struct GrayLinear: Sendable {
     static let rawGuards: [[[Double]]] = sigmas.map { sigma in
         [blurredWindow([0, 0, 0, 0, 1, 0, 1, 0], sigma: sigma, from: 1, count: 6, normalise: false),
          blurredWindow([1, 0, 1, 0, 1, 0, 1], sigma: sigma, from: 1, count: 5, normalise: false),
-         blurredWindow([0, 1, 0, 1, 0, 0, 0, 0], sigma: sigma, from: 1, count: 6, normalise: false)]
+         blurredWindow([0, 1, 0, 1, 0, 0, 0, 0], sigma: sigma, from: 1, count: 6, normalise: false),
+         blurredWindow(upceEndGuard, sigma: sigma, from: 1, count: 9, normalise: false)]
     }
 
     /// Guard templates: the start guard with 3 quiet modules before and a space digit start after,
-    /// the middle guard (bars of neighbours both sides), the end guard.
+    /// the middle guard (bars of neighbours both sides), the end guard, and UPC-E's end guard.
     static let guards: [[[Double]]] = sigmas.map { sigma in
         [blurredWindow([0, 0, 0, 0, 1, 0, 1, 0], sigma: sigma, from: 1, count: 6),
          blurredWindow([1, 0, 1, 0, 1, 0, 1], sigma: sigma, from: 1, count: 5),
-         blurredWindow([0, 1, 0, 1, 0, 0, 0, 0], sigma: sigma, from: 1, count: 6)]
+         blurredWindow([0, 1, 0, 1, 0, 0, 0, 0], sigma: sigma, from: 1, count: 6),
+         blurredWindow(upceEndGuard, sigma: sigma, from: 1, count: 9)]
     }
+
+    /// UPC-E's end guard (space bar space bar space bar) with 3 quiet modules after, and before it
+    /// the last digit's closing bar (an L or G digit ends with one).
+    static let upceEndGuard = [1, 0, 1, 0, 1, 0, 1, 0, 0, 0]
 
     /// Modules (1 bar) as light, upsampled, blurred, cut to `count` modules from module `from`, normalised.
     static func blurredWindow(_ mods: [Int], sigma: Double, from: Int, count: Int, normalise: Bool = true) -> [Double] {
@@ -465,12 +505,22 @@ package struct GrayLinear: Sendable {
                                     guards: [(0, -3), (1, 45), (2, 92)])
     package static let ean8Layout = Layout(modules: 67, slots: (0..<4).map { (3 + 7 * $0, true) } + (0..<4).map { (36 + 7 * $0, false) },
                                    guards: [(0, -3), (1, 31), (2, 64)])
+    /// UPC-E: six L or G digits between the start guard and its own end guard, no middle guard.
+    package static let upceLayout = Layout(modules: 51, slots: (0..<6).map { (3 + 7 * $0, true) }, guards: [(0, -3), (3, 45)])
+
+    package static func layout(_ format: Format) -> Layout {
+        switch format {
+        case .ean13: ean13Layout
+        case .ean8: ean8Layout
+        case .upce: upceLayout
+        }
+    }
 
     /// The code on one profile (light = high), read in whichever direction fits better; `start`
     /// and `end` are where it lies on the profile as given.
     /// `halfLength`: the candidate region's half extent along the line, about the code's.
     static func readLine(_ profile: [Double], format: Format, halfLength: Double, warp: Double = 0) -> LineRead? {
-        let layout = format == .ean13 ? ean13Layout : ean8Layout
+        let layout = layout(format)
         guard let (firstEdge, lastEdge) = codeExtent(profile, layout: layout, halfLength: halfLength) else { return nil }
         let bend = Bend(from: Double(firstEdge), length: Double(lastEdge - firstEdge), warp: warp)
         let p = warp == 0 ? profile : bend.straightened(profile)
@@ -527,8 +577,9 @@ package struct GrayLinear: Sendable {
         let quiet = quietZones(q, start: fit.start, end: end, w: fit.w)
         // The code fills its region: a fit at half the scale reads half a code as a whole one.
         let fills = (end - fit.start) > 1.3 * halfLength && (end - fit.start) < 2.6 * halfLength
-        // EAN-8 has no parity pattern to check: it must match better.
-        let strict = format == .ean8 ? 0.06 : 0
+        // EAN-8 has no parity pattern to check, UPC-E half an EAN-13's digits and one guard less:
+        // they must match better.
+        let strict = format == .ean13 ? 0 : 0.06
         // Guards at 0.70: an MSI code (bars and spaces of 1 and 2 units) read as an EAN-13 matched
         // them at 0.60-0.62 on every line, a blurred Code 49 and a Matrix 2 of 5 at 0.65-0.67;
         // genuine lines that read their code at 0.77 and above on the photo sets and fixtures,
@@ -542,9 +593,10 @@ package struct GrayLinear: Sendable {
         let plausible = total / n > 0.82 + strict && minimum > 0.55 + 2 * strict && guardScore > 0.70 + 3 * strict && quiet && fills
         // Bent, the bars must also be as many as the code's: a blurred, slanted Pharmacode of 14
         // bars bent 16% matched an UPC-A's digits at 0.91 and its guards at 0.85 on 5 lines.
-        let confident = plausible && unconstrained - total < 1e-6
+        let confident = plausible && unconstrained - total < 1e-6 && (format != .upce || total / n >= upceScore)
             && (warp == 0 || barsAgree(q, digits: digits, format: format, start: fit.start, w: fit.w, sigma: fit.sigma))
-        let chosen = Array(digits.suffix(scores.count)).compactMap(\.wholeNumberValue)
+        // The slots' digits (a UPC-E's text adds its number system before them and its check digit after).
+        let chosen = (format == .upce ? Array(digits.dropFirst().prefix(6)) : Array(digits.suffix(scores.count))).compactMap(\.wholeNumberValue)
         let ambiguous = zip(scores, chosen).filter { row, digit in
             var mine = -Double.infinity, other = -Double.infinity
             for (cand, sc) in row.enumerated() { if cand % 10 == digit { mine = max(mine, sc) } else { other = max(other, sc) } }
@@ -552,14 +604,15 @@ package struct GrayLinear: Sendable {
         }.count
         let count = Double(p.count)
         let (from, to) = coarse.reversed ? (count - 1 - end, count - 1 - fit.start) : (fit.start, end)
-        return LineRead(code: digits, score: total / n, minimum: minimum, confident: confident, plausible: plausible, framed: fills && quiet,
+        return LineRead(format: format, code: digits, score: total / n, minimum: minimum, confident: confident, plausible: plausible, framed: fills && quiet,
                         start: bend.position(from), end: bend.position(to), guardScore: guardScore, ambiguousSlots: ambiguous)
     }
 
     /// Whether the profile dips at about as many bars as the code `digits` would show blurred as
     /// fitted: at least 80% of the model's dips (each a fall and a rise of a tenth of the contrast).
     static func barsAgree(_ p: [Double], digits: String, format: Format, start: Double, w: Double, sigma: Int) -> Bool {
-        guard let mods = BarPattern.modules(symbology: format == .ean13 ? "ean13" : "ean8", digits: digits.compactMap(\.wholeNumberValue))
+        let name = switch format { case .ean13: "ean13"; case .ean8: "ean8"; case .upce: "upce" }
+        guard let mods = BarPattern.modules(symbology: name, digits: digits.compactMap(\.wholeNumberValue))
         else { return false }
         let model = blurredWindow(mods, sigma: sigmas[sigma], from: 0, count: mods.count, normalise: false)
         let seen = window(p, start: start, w: w, from: 0, count: mods.count)
@@ -804,7 +857,8 @@ package struct GrayLinear: Sendable {
             fits.append((Double(g.start) + Double(t.count / perModule) / 2, mw - b * mt, b))
         }
         func model(at m: Double) -> (a: Double, b: Double) {
-            let (l, r) = m < fits[1].pos ? (fits[0], fits[1]) : (fits[1], fits[2])
+            // Between the guards either side (UPC-E has two, the others three).
+            let (l, r) = fits.count == 2 || m < fits[1].pos ? (fits[0], fits[1]) : (fits[1], fits[2])
             let f = (m - l.pos) / (r.pos - l.pos)
             return (l.a + (r.a - l.a) * f, l.b + (r.b - l.b) * f)
         }
@@ -868,6 +922,7 @@ package struct GrayLinear: Sendable {
     /// pattern that names a first digit): its digits, that sum, the sum of the best candidates
     /// with no constraint, and the weakest chosen slot.
     package static func bestValid(_ scores: [[Double]], format: Format) -> (String, Double, Double, Double)? {
+        if format == .upce { return bestValidUPCE(scores) }
         let n = scores.count
         let left = n / 2
         // EAN-13: weights 3,1,3,... from the second digit (the first, from the parities, weighs 1);
@@ -932,6 +987,63 @@ package struct GrayLinear: Sendable {
         let unconstrained = scores.reduce(0) { $0 + ($1.max() ?? 0) }
         let text = (format == .ean13 ? String(first) : "") + digits.map(String.init).joined()
         return (text, bestValue, unconstrained, minimum)
+    }
+}
+
+extension GrayLinear {
+    /// The valid UPC-E with the best sum of slot scores (six slots of L and G candidates): its
+    /// eight digits (number system 0 or 1, the six, the check digit), that sum, the sum of the
+    /// best candidates with no constraint, and the weakest chosen slot. The number system and
+    /// check digit fix the slots' sets (``BarPattern/upceParities``); the last digit fixes where
+    /// the others go in the UPC-A the check digit is computed on, so each of the 200 (number
+    /// system, check digit, last digit) is a small dynamic program over five slots' sums mod 10.
+    package static func bestValidUPCE(_ scores: [[Double]]) -> (String, Double, Double, Double)? {
+        guard scores.count == 6, scores.allSatisfy({ $0.count == 20 }) else { return nil }
+        // Each digit's weight in the UPC-A check sum (3 on its 1st, 3rd, ... digits), by last digit.
+        func weights(last: Int) -> [Int] {
+            switch last {
+            case 0...2: [1, 3, 3, 1, 3, 1]  // ns d1 d2 d6 0000 d3 d4 d5
+            case 3: [1, 3, 1, 1, 3, 0]  // ns d1 d2 d3 00000 d4 d5
+            case 4: [1, 3, 1, 3, 3, 0]  // ns d1 d2 d3 d4 00000 d5
+            default: [1, 3, 1, 3, 1, 3]  // ns d1 d2 d3 d4 d5 0000 d6
+            }
+        }
+        var best: (digits: [Int], total: Double, minimum: Double)?
+        for system in 0...1 {
+            for check in 0...9 {
+                // The candidates' offsets: 0 for L, 10 for G (number system 1 takes the opposite sets).
+                let sets = BarPattern.upceParities[check].map { ($0 == "G") != (system == 1) ? 10 : 0 }
+                for last in 0...9 {
+                    let w = weights(last: last)
+                    // value[m]: the best sum of slots 0...4 whose weighted digits sum to m mod 10.
+                    var value = [Double](repeating: -.infinity, count: 10)
+                    value[0] = 0
+                    var back = [[(prev: Int, digit: Int)]](repeating: [(prev: Int, digit: Int)](repeating: (-1, -1), count: 10), count: 5)
+                    for slot in 0..<5 {
+                        var next = [Double](repeating: -.infinity, count: 10)
+                        for m in 0..<10 where value[m] > -.infinity {
+                            for d in 0...9 {
+                                let v = value[m] + scores[slot][sets[slot] + d], nm = (m + w[slot] * d) % 10
+                                if v > next[nm] { next[nm] = v; back[slot][nm] = (m, d) }
+                            }
+                        }
+                        value = next
+                    }
+                    // 3 * ns + the digits + 3 * last digit's part + check = 0 mod 10.
+                    let needed = ((20 - 3 * system - w[5] * last - check) % 10 + 10) % 10
+                    guard value[needed] > -.infinity else { continue }
+                    let total = value[needed] + scores[5][sets[5] + last]
+                    guard total > (best?.total ?? -.infinity) else { continue }
+                    var digits = [Int](repeating: last, count: 6), m = needed
+                    for slot in stride(from: 4, through: 0, by: -1) { (m, digits[slot]) = back[slot][m] }
+                    let minimum = (0..<6).map { scores[$0][sets[$0] + digits[$0]] }.min()!
+                    best = ([system] + digits + [check], total, minimum)
+                }
+            }
+        }
+        guard let best else { return nil }
+        let unconstrained = scores.reduce(0) { $0 + ($1.max() ?? 0) }
+        return (best.digits.map(String.init).joined(), best.total, unconstrained, best.minimum)
     }
 }
 

@@ -120,8 +120,10 @@ extension Symbol {
         guard bytes == other.bytes || (other.eci != nil && bytes == Array(other.text.utf8))
             || (eci != nil && other.bytes == Array(text.utf8)) || isPlainReading(of: other) || other.isPlainReading(of: self)
         else { return false }
-        // One product code read on two rows apart is one code too (see onSameBars).
-        return points.isEmpty || other.points.isEmpty || overlaps(other) || (isProductCode && onSameBars(other))
+        // One product code read on two rows apart is one code too (see onSameBars), as is one
+        // read on a row beside a box of its bars (see reaches).
+        return points.isEmpty || other.points.isEmpty || overlaps(other)
+            || (isProductCode && (onSameBars(other) || reaches(other) || other.reaches(self)))
     }
 
     /// zbar reads Code 39 and Code 128 without their extended modes: Code 39's full ASCII pairs
@@ -268,9 +270,7 @@ extension Symbol {
     func onSameBars(_ other: Symbol) -> Bool {
         guard !points.isEmpty, !other.points.isEmpty else { return false }
         let a = bbox, b = other.bbox, (n, d) = Self.barsReach
-        func along(_ a0: Int, _ a1: Int, _ b0: Int, _ b1: Int) -> Bool {
-            min(a1, b1) - max(a0, b0) >= Int(0.8 * Double(min(a1 - a0, b1 - b0)))
-        }
+        let along = Self.coverSameStretch
         if a.width >= 2 * a.height && b.width >= 2 * b.height {
             let apart = abs((2 * a.y + a.height) - (2 * b.y + b.height)) / 2
             return along(a.x, a.x + a.width, b.x, b.x + b.width) && d * apart < n * max(a.width, b.width)
@@ -278,6 +278,31 @@ extension Symbol {
         if a.height >= 2 * a.width && b.height >= 2 * b.width {
             let apart = abs((2 * a.x + a.width) - (2 * b.x + b.width)) / 2
             return along(a.y, a.y + a.height, b.y, b.y + b.height) && d * apart < n * max(a.height, b.height)
+        }
+        return false
+    }
+
+    /// Two stretches [a0, a1] and [b0, b1] along a code overlap by at least 80% of the shorter.
+    static func coverSameStretch(_ a0: Int, _ a1: Int, _ b0: Int, _ b1: Int) -> Bool {
+        min(a1, b1) - max(a0, b0) >= Int(0.8 * Double(min(a1 - a0, b1 - b0)))
+    }
+
+    /// This reading is outlined by one scan line (a thin box) and `other`'s box, of any shape,
+    /// lies within the line's reach across the code (``barsReach``) over the same stretch along
+    /// it. For two readings of the same digits only (``isSameCode(as:)``): zxing-cpp's row at the
+    /// foot of a blurred UPC-E, 20 pixels below the gray-level reader's box of its middle 80%
+    /// (124 by 78), and Arte-Lab noaf Foto(713)'s EAN-13, a row 32 pixels above the gray box,
+    /// were two records of one code.
+    func reaches(_ other: Symbol) -> Bool {
+        guard !points.isEmpty, !other.points.isEmpty else { return false }
+        let a = bbox, b = other.bbox, (n, d) = Self.barsReach
+        if a.width >= 2 * a.height {
+            let reach = n * a.width / d
+            return Self.coverSameStretch(a.x, a.x + a.width, b.x, b.x + b.width) && b.y <= a.y + a.height + reach && a.y - reach <= b.y + b.height
+        }
+        if a.height >= 2 * a.width {
+            let reach = n * a.height / d
+            return Self.coverSameStretch(a.y, a.y + a.height, b.y, b.y + b.height) && b.x <= a.x + a.width + reach && a.x - reach <= b.x + b.width
         }
         return false
     }

@@ -218,6 +218,35 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(Symbol.resolvingEANConflicts([upca, ean, other, qr]).count, 4)
     }
 
+    /// One product code read as a box of its bars by the gray-level reader and on one row beside
+    /// that box by zxing-cpp is one record (the row stands for its bars up to 0.3 of its length
+    /// either side); the same digits a row 0.35 of a length away, or on another stretch, are
+    /// another code. The boxes are those of the blurred UPC-E in scripts/make-fixtures
+    /// (upce-blur-0x2.5.jpg) and of Arte-Lab noaf Foto(713).jpg.
+    func testOneCodeReadAsABoxAndAsARowBesideItIsOneRecord() {
+        func reading(_ symbology: String, _ text: String, _ decoder: String, x: Int, y: Int, width: Int, height: Int) -> Symbol {
+            var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8),
+                           points: [Point(x: x, y: y), Point(x: x + width, y: y), Point(x: x + width, y: y + height), Point(x: x, y: y + height)])
+            s.decoder = decoder
+            return s
+        }
+        let gray = reading("upce", "04252614", "gray", x: 49, y: 42, width: 124, height: 78)
+        let row = reading("upce", "04252614", "zxing", x: 50, y: 139, width: 123, height: 3)
+        XCTAssertEqual(Symbol.merged([gray, row]).map(\.decoder), ["zxing+gray"])
+        XCTAssertEqual(Symbol.merged([row, gray]).map(\.decoder), ["zxing+gray"])
+        let box = reading("ean13", "8002330024451", "gray", x: 468, y: 384, width: 268, height: 120)
+        let above = reading("ean13", "8002330024451", "zxing", x: 470, y: 348, width: 266, height: 4)
+        XCTAssertEqual(Symbol.merged([box, above]).count, 1)
+        // 0.35 of the row's length below the box, or half the row beside it: two codes.
+        let far = reading("upce", "04252614", "zxing", x: 50, y: 120 + 44, width: 123, height: 3)
+        XCTAssertEqual(Symbol.merged([gray, far]).count, 2)
+        let beside = reading("upce", "04252614", "zxing", x: 49 + 124 + 20, y: 100, width: 123, height: 3)
+        XCTAssertEqual(Symbol.merged([gray, beside]).count, 2)
+        // Not for other digits: that is a conflict, settled elsewhere (resolvingEANConflicts).
+        let other = reading("upce", "04252621", "zxing", x: 50, y: 139, width: 123, height: 3)
+        XCTAssertEqual(Symbol.merged([gray, other]).count, 2)
+    }
+
     /// A decoder that reads fixed symbols on every image.
     final class FixedDecoder: FrameDecoder, @unchecked Sendable {
         let symbols: [Symbol]

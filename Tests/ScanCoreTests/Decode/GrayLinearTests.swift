@@ -27,7 +27,11 @@ final class GrayLinearTests: XCTestCase {
                                  ("blurred/upca-motion-ambiguous.jpg", "upca 473187964999"),
                                  // EAN-8: read on lines where no EAN-13 fits.
                                  ("blurred/ean8-blur-small-q30.jpg", "ean8 96385074"),
-                                 ("blurred/ean8-motion.png", "ean8 96385074")] {
+                                 ("blurred/ean8-motion.png", "ean8 96385074"),
+                                 // UPC-E: its 51 modules fit an EAN-13's 95 at half the width (0.95): read
+                                 // where it matches clearly better than that.
+                                 ("blurred/upce-blur-small-q30.jpg", "upce 04252614"),
+                                 ("blurred/upce-motion.png", "upce 04252614")] {
             let image = try linear(name)
             XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
             XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
@@ -70,16 +74,22 @@ final class GrayLinearTests: XCTestCase {
         XCTAssertFalse(GrayLinear(symbologies: [Symbology(rawValue: "qrcode")]).readsSomething)
         XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean13")]).decode(image).map(\.text), ["0036000291452"],
                        "a UPC-A is an EAN-13 with a leading 0 when only EAN-13 is wanted")
-        let ean8 = try linear("blurred/ean8-motion.png")
-        XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean13"), Symbology(rawValue: "upca")]).decode(ean8).count, 0)
+        let ean8 = try linear("blurred/ean8-motion.png"), upce = try linear("blurred/upce-motion.png")
+        let long = GrayLinear(symbologies: [Symbology(rawValue: "ean13"), Symbology(rawValue: "upca")])
+        XCTAssertEqual(long.decode(ean8).count, 0)
+        XCTAssertEqual(long.decode(upce).count, 0)
         XCTAssertEqual(texts(GrayLinear(symbologies: [Symbology(rawValue: "ean8")]).decode(ean8)), ["ean8 96385074"],
                        "EAN-8 alone: read as the first format")
-        // Every line is read as an EAN-13 first, also when only EAN-8 is wanted: no part of a
-        // blurred EAN-13 or UPC-A comes out as one.
+        XCTAssertEqual(texts(GrayLinear(symbologies: [Symbology(rawValue: "upce")]).decode(upce)), ["upce 04252614"])
+        XCTAssertEqual(GrayLinear(symbologies: [Symbology(rawValue: "ean8")]).decode(upce).count, 0)
+        // Every line is read as an EAN-13 first, also when only EAN-8 or UPC-E is wanted: no part
+        // of a blurred EAN-13 or UPC-A comes out as one (the EAN-13 ean13-guards-misfit.png, blurred
+        // 1.5 modules, fitted a UPC-E's templates at 0.97 on 3 lines before UPC-E's 0.965 floor).
         for name in ["upca-motion.png", "ean13-blur-small-q30.jpg", "upca-blur-small-q30.jpg", "upca-rotated-blurred.jpg",
-                     "ean13-bent.jpg", "ean13-slanted.jpg", "upca-motion-ambiguous.jpg", "ean13-low-contrast.jpg"] {
-            XCTAssertEqual(texts(GrayLinear(symbologies: [Symbology(rawValue: "ean8")]).decode(try linear("blurred/" + name))), [], name)
-            XCTAssertEqual(texts(gray.decode(try linear("blurred/" + name))).filter { $0.hasPrefix("ean8") }, [], name)
+                     "ean13-bent.jpg", "ean13-slanted.jpg", "upca-motion-ambiguous.jpg", "ean13-low-contrast.jpg", "ean13-guards-misfit.png"] {
+            let short = GrayLinear(symbologies: [Symbology(rawValue: "ean8"), Symbology(rawValue: "upce")])
+            XCTAssertEqual(texts(short.decode(try linear("blurred/" + name))), [], name)
+            XCTAssertEqual(texts(gray.decode(try linear("blurred/" + name))).filter { $0.hasPrefix("ean8") || $0.hasPrefix("upce") }, [], name)
         }
     }
 
@@ -163,6 +173,56 @@ final class GrayLinearTests: XCTestCase {
             XCTAssertEqual(fast?.2, reference?.2)
             XCTAssertEqual(fast?.3, reference?.3)
         }
+    }
+
+    /// UPC-E's dynamic programs give the valid code with the best sum that trying every UPC-E
+    /// gives (number system 0 or 1 and six digits, expanded to the UPC-A its check digit is
+    /// computed on, the check digit setting each digit's set): the same digits, sum and weakest
+    /// match, on random scores.
+    func testUPCEsBestCodeIsTheBestOfEveryCode() {
+        var seed: UInt64 = 21
+        func next() -> Double { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Double(seed >> 11) / Double(1 << 53) }
+        // Number system 0's sets (E: even, the G set) by check digit; number system 1 the opposite.
+        let parities = ["EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO", "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE"].map { Array($0) }
+        for round in 0..<1 {
+            let scores = (0..<6).map { _ in (0..<20).map { _ in next() } }
+            var best: (text: String, total: Double, minimum: Double)?
+            var upca = [Int](repeating: 0, count: 11)
+            for system in 0...1 {
+                for number in 0..<1_000_000 {
+                    var d = [Int](repeating: 0, count: 6), rest = number
+                    for i in stride(from: 5, through: 0, by: -1) { d[i] = rest % 10; rest /= 10 }
+                    // The UPC-A without its check digit, as the last digit says.
+                    switch d[5] {
+                    case 0...2: upca = [system, d[0], d[1], d[5], 0, 0, 0, 0, d[2], d[3], d[4]]
+                    case 3: upca = [system, d[0], d[1], d[2], 0, 0, 0, 0, 0, d[3], d[4]]
+                    case 4: upca = [system, d[0], d[1], d[2], d[3], 0, 0, 0, 0, 0, d[4]]
+                    default: upca = [system, d[0], d[1], d[2], d[3], d[4], 0, 0, 0, 0, d[5]]
+                    }
+                    var sum = 0
+                    for (i, digit) in upca.enumerated() { sum += (i % 2 == 0 ? 3 : 1) * digit }
+                    let check = (10 - sum % 10) % 10
+                    var total = 0.0, minimum = Double.infinity
+                    for i in 0..<6 {
+                        let even = (parities[check][i] == "E") != (system == 1)
+                        let score = scores[i][(even ? 10 : 0) + d[i]]
+                        total += score
+                        minimum = min(minimum, score)
+                    }
+                    if total > (best?.total ?? -.infinity) {
+                        best = ("\(system)" + d.map(String.init).joined() + "\(check)", total, minimum)
+                    }
+                }
+            }
+            let fast = GrayLinear.bestValid(scores, format: .upce)
+            XCTAssertEqual(fast?.0, best?.text, "round \(round)")
+            XCTAssertEqual(fast?.1 ?? 0, best?.total ?? 1, accuracy: 1e-9)
+            XCTAssertEqual(fast?.2 ?? 0, scores.reduce(0) { $0 + $1.max()! }, accuracy: 1e-9)
+            XCTAssertEqual(fast?.3, best?.minimum)
+        }
+        // The text is one BarPattern draws: a UPC-E of those digits.
+        let drawn = GrayLinear.bestValid((0..<6).map { _ in (0..<20).map { _ in next() } }, format: .upce)
+        XCTAssertNotNil(BarPattern.modules(symbology: "upce", digits: drawn!.0.compactMap(\.wholeNumberValue)))
     }
 
     /// The grid search's score (one resampling of the span, one division a window) is the
