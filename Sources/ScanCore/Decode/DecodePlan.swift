@@ -303,14 +303,15 @@ package final class DecodePlan {
             if !onlyGrayRead { runFallback() }
             // zbar is the only reader of EAN-2/EAN-5 add-ons: where it was left out after a
             // gray-level reading, it reads the place beside each code read so (three quarters
-            // of its length each way, half its height more): an add-on that lies on the code's
-            // rows right of it is attached and kept (a review helper's blurred magazine codes:
-            // 15 of 650 add-ons lost without this).
+            // of its length each way, half its height more, inside --roi): an add-on that lies on
+            // the code's rows right of it is attached and kept (a review helper's blurred magazine
+            // codes: 15 of 650 add-ons lost without this).
             if fallbackPending && onlyGrayRead, let image = full,
                let zbar = fallbacks.lazy.compactMap({ $0 as? LinearDecoder }).first {
+                let inside = Self.bounds(region, width: image.width, height: image.height)
                 for code in symbols where code.decoder == "gray" && code.isProductCode {
                     let b = code.bbox
-                    guard let place = b.grown(dx: 3 * b.width / 4, dy: b.height / 4, inside: Box(x: 0, y: 0, width: image.width, height: image.height)) else { continue }
+                    guard let place = b.grown(dx: 3 * b.width / 4, dy: b.height / 4, inside: inside) else { continue }
                     let addOns = zbar.decodeAddOns(image.cropped(to: place)).map { $0.offset(dx: place.x, dy: place.y) }
                     let attached = Symbol.attachingAddOns([code] + addOns)
                     guard let text = attached.first?.addon else { continue }

@@ -305,15 +305,17 @@ final class EANConflictTests: XCTestCase {
     }
 
     /// Where zbar was left out after a gray-level reading, it still reads the place beside the
-    /// code for an EAN-2/EAN-5 add-on (it alone reads them), which is attached to the code.
+    /// code for an EAN-2/EAN-5 add-on (it alone reads them), which is attached to the code; with
+    /// --roi, only inside the region.
     func testAnAddOnBesideAGrayReadingIsRead() throws {
         final class AddOns: LinearDecoder, @unchecked Sendable {
-            var calls = 0, addOnCalls = 0
+            var calls = 0, addOnCalls = 0, widths: [Int] = []
             func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { calls += 1; return [] }
             func decodeLinear(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] { calls += 1; return [] }
             // An EAN-2 at the right end of the place it is given, on the code's rows.
             func decodeAddOns(_ image: GrayImage) -> [Symbol] {
                 addOnCalls += 1
+                widths.append(image.width)
                 let x = image.width - 30, y = image.height / 2
                 var s = Symbol(symbology: Symbology(rawValue: "ean2"), bytes: Array("12".utf8),
                                points: [Point(x: x, y: y - 5), Point(x: x + 20, y: y - 5), Point(x: x + 20, y: y + 5), Point(x: x, y: y + 5)])
@@ -321,17 +323,29 @@ final class EANConflictTests: XCTestCase {
                 return [s]
             }
         }
-        let zbar = AddOns()
-        var list = DecoderList()
-        list.addWorker { FixedDecoder([]) }
-        list.addWorker(fallback: true) { zbar }
-        list.grayLinear = GrayLinear(symbologies: Symbology.defaultSet)
+        func list(_ zbar: AddOns) -> DecoderList {
+            var list = DecoderList()
+            list.addWorker { FixedDecoder([]) }
+            list.addWorker(fallback: true) { zbar }
+            list.grayLinear = GrayLinear(symbologies: Symbology.defaultSet)
+            return list
+        }
+        // The code is 231 pixels long at x 54 in a 329-pixel-wide image: the place beside it
+        // (three quarters of its length each way) is the image's whole width.
         let url = try XCTUnwrap(Bundle.module.url(forResource: "Linear/blurred/ean13-blur-small-q30.jpg", withExtension: nil))
-        let read = try DecodePlan(list: list, stillOrder: .recheck).decode(.file(.data(try Data(contentsOf: url), name: "blurred.jpg")), arrival: .now())
-            .outcome.get()
+        let file = SourceItem.file(.data(try Data(contentsOf: url), name: "blurred.jpg"))
+        let zbar = AddOns()
+        let read = try DecodePlan(list: list(zbar), stillOrder: .recheck).decode(file, arrival: .now()).outcome.get()
         XCTAssertEqual(read.map { "\($0.symbology.rawValue) \($0.text) \($0.addon ?? "-")" }, ["ean13 5901234123457 12", "ean2 12 -"])
         XCTAssertEqual(zbar.calls, 0, "no whole-image zbar pass after a gray-level reading")
         XCTAssertEqual(zbar.addOnCalls, 1)
+        XCTAssertEqual(zbar.widths, [329])
+        // Inside --roi 20,20,280,150: the place ends at the region's edge.
+        let inRegion = AddOns()
+        let region = try Region.parse("20,20,280,150").get()
+        let regionRead = try DecodePlan(list: list(inRegion), region: region, stillOrder: .recheck).decode(file, arrival: .now()).outcome.get()
+        XCTAssertEqual(regionRead.first?.text, "5901234123457")
+        XCTAssertEqual(inRegion.widths, [280])
     }
 
     /// thorough reads at least what balanced reads: balanced's plan (the list's baseline) runs
