@@ -272,6 +272,41 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(symbols.map { "\($0.text) \($0.decoder)" }.sorted(), ["2241 zbar", "MRLP6-SRX-7Hb7 zbar+zxing"])
     }
 
+    /// balanced's second opinion reads the place of each code read (its box grown by three
+    /// quarters of its longer side plus 8 pixels each way, inside the image), not the whole image:
+    /// its readings come back in the image's pixels, and a UPC-E reaching the place's edge inside
+    /// the image (part of a code the place cuts) is left out; one well inside stays.
+    func testTheSecondOpinionReadsAroundEachCode() throws {
+        final class Around: FrameDecoder, @unchecked Sendable {
+            var sizes: [String] = []
+            func decode(_ image: GrayImage, region: Region?, info: FrameInfo) -> [Symbol] {
+                sizes.append("\(image.width)x\(image.height)")
+                func at(_ symbology: String, _ text: String, x: Int, y: Int, width: Int, height: Int) -> Symbol {
+                    var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8),
+                                   points: [Point(x: x, y: y), Point(x: x + width, y: y), Point(x: x + width, y: y + height), Point(x: x, y: y + height)])
+                    s.decoder = "zbar"
+                    return s
+                }
+                // In the place's pixels: the code read, a UPC-E inside, one at the place's right edge.
+                return [at("code128", "MRLP6-SRX-7Hb7", x: 158, y: 10, width: 200, height: 100),
+                        at("upce", "04252614", x: 380, y: 150, width: 100, height: 50),
+                        at("upce", "01234565", x: image.width - 100, y: 150, width: 100, height: 50)]
+            }
+        }
+        let around = Around()
+        var list = DecoderList()
+        let read0 = symbol("code128", "MRLP6-SRX-7Hb7", decoder: "zxing", at: 500)
+        list.addWorker { FixedDecoder([read0]) }
+        list.addWorker(fallback: true) { around }
+        list.recheck = ["code128", "upce"]
+        let pgm = Data("P5 2000 1000 255\n".utf8) + Data([UInt8](repeating: 255, count: 2000 * 1000))
+        let read = try DecodePlan(list: list, stillOrder: .recheck).decode(.file(.data(pgm, name: "label.pgm")), arrival: .now()).outcome.get()
+        // The code's box is pixels 500-700 by 10-110 (201 by 101): the place 342-858 by 0-268.
+        XCTAssertEqual(around.sizes, ["517x269"])
+        XCTAssertEqual(read.map { "\($0.symbology.rawValue) \($0.text) \($0.decoder) \($0.bbox.x),\($0.bbox.y)" }.sorted(),
+                       ["code128 MRLP6-SRX-7Hb7 zbar+zxing 500,10", "upce 04252614 zbar 722,150"])
+    }
+
     /// balanced, where the main decoders found nothing: the gray-level reader before the fallback
     /// ones (zbar), which run only where it read nothing either; a zbar misread then cannot take
     /// the gray-level reader's true reading with it as a conflict.
