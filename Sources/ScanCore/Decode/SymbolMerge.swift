@@ -287,20 +287,23 @@ extension Symbol {
         min(a1, b1) - max(a0, b0) >= Int(0.8 * Double(min(a1 - a0, b1 - b0)))
     }
 
-    /// This reading is outlined by one scan line (a thin box) and `other`'s box, of any shape,
-    /// lies within the line's reach across the code (``barsReach``) over the same stretch along
-    /// it. For two readings of the same digits only (``isSameCode(as:)``): zxing-cpp's row at the
-    /// foot of a blurred UPC-E, 20 pixels below the gray-level reader's box of its middle 80%
-    /// (124 by 78), and Arte-Lab noaf Foto(713)'s EAN-13, a row 32 pixels above the gray box,
-    /// were two records of one code.
+    /// This reading is outlined by one scan line (a row: a box at most a tenth of its length
+    /// across) and `other`'s box, of any shape, lies within the row's reach across the code
+    /// (``barsReach``) over the same stretch along it. For two readings of the same digits only
+    /// (``isSameCode(as:)``): zxing-cpp's row at the foot of a blurred UPC-E (123 by 3), 20
+    /// pixels below the gray-level reader's box of its middle 80% (124 by 78), and Arte-Lab noaf
+    /// Foto(713)'s EAN-13, a row (267 by 5) 32 pixels above the gray box, were two records of one
+    /// code. Two boxes of several rows each are not rows: two identical EAN-13 labels with short
+    /// bars stacked 62 pixels apart, each read by the gray-level reader as a box 288 by 59, are
+    /// two codes (a review helper's find).
     func reaches(_ other: Symbol) -> Bool {
         guard !points.isEmpty, !other.points.isEmpty else { return false }
         let a = bbox, b = other.bbox, (n, d) = Self.barsReach
-        if a.width >= 2 * a.height {
+        if a.width >= 10 * a.height {
             let reach = n * a.width / d
             return Self.coverSameStretch(a.x, a.x + a.width, b.x, b.x + b.width) && b.y <= a.y + a.height + reach && a.y - reach <= b.y + b.height
         }
-        if a.height >= 2 * a.width {
+        if a.height >= 10 * a.width {
             let reach = n * a.height / d
             return Self.coverSameStretch(a.y, a.y + a.height, b.y, b.y + b.height) && b.x <= a.x + a.width + reach && a.x - reach <= b.x + b.width
         }

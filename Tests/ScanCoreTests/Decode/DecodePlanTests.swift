@@ -242,6 +242,11 @@ final class EANConflictTests: XCTestCase {
         XCTAssertEqual(Symbol.merged([gray, far]).count, 2)
         let beside = reading("upce", "04252614", "zxing", x: 49 + 124 + 20, y: 100, width: 123, height: 3)
         XCTAssertEqual(Symbol.merged([gray, beside]).count, 2)
+        // Two identical labels with short bars stacked 62 pixels apart, each a gray box 288 by 59
+        // (several rows, not one): two codes (a review helper's find).
+        let upper = reading("ean13", "4006381333931", "gray", x: 40, y: 61, width: 288, height: 59)
+        let lower = reading("ean13", "4006381333931", "gray", x: 40, y: 181, width: 288, height: 59)
+        XCTAssertEqual(Symbol.merged([upper, lower]).count, 2)
         // Not for other digits: that is a conflict, settled elsewhere (resolvingEANConflicts).
         let other = reading("upce", "04252621", "zxing", x: 50, y: 139, width: 123, height: 3)
         XCTAssertEqual(Symbol.merged([gray, other]).count, 2)
