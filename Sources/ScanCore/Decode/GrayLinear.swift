@@ -36,8 +36,8 @@ import Foundation
 /// (TPAMI 2011), with a blurred-template comparison as in Chen et al. (TIP 2014); see
 /// ../shared/research/photos-1d.md. Pure Swift, stateless: one instance may serve any thread.
 package struct GrayLinear: Sendable {
-    /// The formats it reads.
-    package enum Format: Sendable, Hashable { case ean13, ean8, upce }
+    /// The formats it reads, named as their symbologies.
+    package enum Format: String, Sendable, Hashable { case ean13, ean8, upce }
 
     /// Which of ean13/upca/ean8/upce are wanted (a UPC-A is an EAN-13 with a leading 0); with isbn13,
     /// an EAN-13 of 978 or 979 is named isbn13, as zxing-cpp's readings are (ZXing+C.swift), so
@@ -313,7 +313,7 @@ package struct GrayLinear: Sendable {
         let symbology: String
         var text = code
         if top.key.format != .ean13 {
-            symbology = top.key.format == .ean8 ? "ean8" : "upce"
+            symbology = top.key.format.rawValue
         } else if code.hasPrefix("0") && upca {
             symbology = "upca"
             text = String(code.dropFirst())
@@ -360,7 +360,7 @@ package struct GrayLinear: Sendable {
     /// A code as the lines vote for it: an EAN-8 and a UPC-E may share their 8 digits.
     struct Reading: Hashable, Comparable {
         var format: Format, code: String
-        static func < (a: Reading, b: Reading) -> Bool { a.code != b.code ? a.code < b.code : "\(a.format)" < "\(b.format)" }
+        static func < (a: Reading, b: Reading) -> Bool { a.code != b.code ? a.code < b.code : a.format.rawValue < b.format.rawValue }
     }
 
     // MARK: One scan line
@@ -614,8 +614,7 @@ package struct GrayLinear: Sendable {
     /// Whether the profile dips at about as many bars as the code `digits` would show blurred as
     /// fitted: at least 80% of the model's dips (each a fall and a rise of a tenth of the contrast).
     static func barsAgree(_ p: [Double], digits: String, format: Format, start: Double, w: Double, sigma: Int) -> Bool {
-        let name = switch format { case .ean13: "ean13"; case .ean8: "ean8"; case .upce: "upce" }
-        guard let mods = BarPattern.modules(symbology: name, digits: digits.compactMap(\.wholeNumberValue))
+        guard let mods = BarPattern.modules(symbology: format.rawValue, digits: digits.compactMap(\.wholeNumberValue))
         else { return false }
         let model = blurredWindow(mods, sigma: sigmas[sigma], from: 0, count: mods.count, normalise: false)
         let seen = window(p, start: start, w: w, from: 0, count: mods.count)
