@@ -23,7 +23,9 @@ import Synchronization
 ///    where that read nothing either (on the image of the first pass, small or full); then
 ///    ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum
 ///    (after a gray-level reading, two passes of four, brightened and equalised, look for other
-///    codes; a code of another kind they read at the gray-level reading's place takes that place);
+///    codes in the regions beside it that look like linear codes, and matrix and stacked codes in
+///    the whole image, unless the frame is dark; a code of another kind they read at the
+///    gray-level reading's place takes that place);
 ///    where a DataMatrix, Aztec, PDF417 or Code 128 code was found but not decoded beside others
 ///    of its kind that were, its place is read again by itself; where at least four DataMatrix,
 ///    Aztec or PDF417 codes of one kind were read, the image is read again in tiles for them;
@@ -331,6 +333,13 @@ package final class DecodePlan {
                     && symbols.allSatisfy { $0.decoder == "zbar" && Symbology.eanUPC.contains($0.symbology.rawValue) }
                 var (open, read) = retries.check(image, k: k, found: zbarOnly ? [] : symbols, region: region)
                 open.onlyGrayRead = onlyGrayRead
+                if onlyGrayRead {
+                    // The places beside it that look like linear codes (a Code 128 beside a blurred
+                    // EAN-13), as the unread regions of a small pass are chosen.
+                    let bounds = Self.bounds(region, width: image.width * k, height: image.height * k)
+                    open.besideGray = Array(GrayLinear.unread(in: image, scale: k, skipping: symbols.map(\.bbox))
+                        .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }.prefix(Self.unreadRegions))
+                }
                 if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
                 if open.any {
                     if full == nil, let data { full = try loader.decode(data, name: info.source) }
