@@ -22,10 +22,10 @@ import Synchronization
 /// 3. Where nothing was read, the gray-level EAN/UPC reader (``GrayLinear``) first, then zbar
 ///    where that read nothing either (on the image of the first pass, small or full); then
 ///    ``StillRetries`` where the image is dark, nothing was read or a QR code failed its checksum
-///    (after a gray-level reading, two passes of four, brightened and equalised, look for other
-///    codes in the regions beside it that look like linear codes, and matrix and stacked codes in
-///    the whole image, unless the frame is dark; a code of another kind they read at the
-///    gray-level reading's place takes that place);
+///    (after a gray-level reading, the brightened and equalised passes look for other codes in
+///    the regions beside it that look like linear codes, and for matrix and stacked codes in the
+///    whole image, unless the frame is dark or a QR code failed; a code of another kind they read
+///    at the gray-level reading's place takes that place);
 ///    where a DataMatrix, Aztec, PDF417 or Code 128 code was found but not decoded beside others
 ///    of its kind that were, its place is read again by itself; where at least four DataMatrix,
 ///    Aztec or PDF417 codes of one kind were read, the image is read again in tiles for them;
@@ -284,10 +284,10 @@ package final class DecodePlan {
                 }
             }
             // Where the first read found nothing, the gray-level reader goes before the retries:
-            // where it reads a blurred product code, two retry passes of four look for other
-            // codes (see StillRetries); what else is open (a dark frame, a QR code found but not
-            // decoded) is retried as before. Arte-Lab noaf: 12.5 -> 10.7 s on one thread, the
-            // same records on the shared corpus.
+            // where it reads a blurred product code, the retries' brightened and equalised passes
+            // look for other codes beside it (see StillRetries.Open.besideGray); what else is open
+            // (a dark frame, a QR code found but not decoded) is retried as before. Arte-Lab noaf:
+            // 12.5 -> 10.7 s on one thread, the same records on the shared corpus.
             let grayFirst = symbols.isEmpty
             if grayFirst { try readGray() }
             let onlyGrayRead = grayFirst && !symbols.isEmpty
@@ -335,10 +335,12 @@ package final class DecodePlan {
                 open.onlyGrayRead = onlyGrayRead
                 if onlyGrayRead {
                     // The places beside it that look like linear codes (a Code 128 beside a blurred
-                    // EAN-13), as the unread regions of a small pass are chosen.
+                    // EAN-13), as the unread regions of a small pass are chosen; none over 2 MP
+                    // (the retries' bound on an all-formats read).
                     let bounds = Self.bounds(region, width: image.width * k, height: image.height * k)
                     open.besideGray = Array(GrayLinear.unread(in: image, scale: k, skipping: symbols.map(\.bbox))
-                        .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }.prefix(Self.unreadRegions))
+                        .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }
+                        .filter { $0.width * $0.height <= StillRetries.largePixels }.prefix(Self.unreadRegions))
                 }
                 if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
                 if open.any {

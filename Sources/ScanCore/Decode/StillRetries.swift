@@ -16,7 +16,8 @@ import Dispatch
 /// - nothing was read but a blurred product code the gray-level reader read (it goes first
 ///   where the first read found nothing), in a frame not dark: gamma 0.5 and the enlarged CLAHE
 ///   pass on each region beside it that looks like a linear code (``Open/besideGray``), and gamma
-///   0.5 and CLAHE (clip 2, not enlarged) on the whole image for matrix and stacked codes;
+///   0.5 and CLAHE (clip 2, not enlarged) on the whole image for matrix and stacked codes (QR
+///   only over 2 MP);
 /// - a code of ``placesRetried`` was found but not decoded beside others of its kind that were
 ///   (the check looks for these kinds only where one was read: a tray of DataMatrix labels, a
 ///   shelf of Code 128s): its place (its box and half as much again on each side, plus 8
@@ -101,10 +102,11 @@ package final class StillRetries {
         /// beside it: see ``besideGray``); on the shared corpus the other two passes read nothing
         /// more there.
         package var onlyGrayRead = false
-        /// Where only the gray-level reader read and the frame is not dark: the regions that look
-        /// like linear codes left unread (full-size pixels, ``GrayLinear/unread(in:scale:skipping:)``),
-        /// which the passes read by themselves for every format, the whole image for matrix and
-        /// stacked codes only. Nil: the whole image for every format.
+        /// Where only the gray-level reader read: the regions that look like linear codes left
+        /// unread (full-size pixels, ``GrayLinear/unread(in:scale:skipping:)``, at most 4 of at
+        /// most 2 MP each), which the passes read by themselves for every format, the whole image
+        /// for matrix and stacked codes only (QR over 2 MP). Ignored where the frame is dark or a
+        /// QR code failed (`thorough` counts as one): the whole image for every format then.
         package var besideGray: [Box]?
         /// Codes of ``placesRetried`` found but not decoded (full-size pixels), where none was read.
         package var failedPlaces: [ZXingDecoder.Failure] = []
@@ -330,17 +332,19 @@ package final class StillRetries {
             // 3.9 -> 2.7 s on one thread, the same codes on the shared corpus and precision-check's
             // seeds; of 51 low-contrast DataMatrix, Aztec and PDF417 codes beside the blurred
             // EAN-13 fixture that the old passes read, 49 (the whole image enlarged for them
-            // too: all 51, at the old passes' cost).
-            if matrixOnly.readsSomething {
-                passes.append(read(image.mapped(Self.brighten), with: matrixOnly, region: region))
-                passes.append(read(image.equalizedLocally(clip: 2), with: matrixOnly, region: region))
-            }
+            // too: all 51, at the old passes' cost). Over 2 MP the whole image is read for QR
+            // codes only, as elsewhere. The places first: where time runs out, they are the cheap
+            // passes and the likelier reads.
             for place in places {
                 let crop = image.cropped(to: place), enlarge = enlargement(crop)
                 for pass in [read(crop.mapped(Self.brighten), with: every, region: nil),
                              read(crop.equalizedLocally(clip: 2).resized(by: enlarge), with: every, region: nil, scale: enlarge)] {
                     passes.append(pass.map { $0.map { $0.offset(dx: place.x, dy: place.y) } })
                 }
+            }
+            if let whole = large ? qrOnly : matrixOnly, whole.readsSomething {
+                passes.append(read(image.mapped(Self.brighten), with: whole, region: region))
+                passes.append(read(image.equalizedLocally(clip: 2), with: whole, region: region))
             }
         } else {
             passes.append(read(image.mapped(Self.brighten), with: decoder, region: region))
