@@ -236,11 +236,7 @@ package final class DecodePlan {
             // one long call the time budget cannot cut (the full-size pass tiles those).
             if trustSmall, still, order != .fallback, let small, clock.allows("the unread regions", &info) {
                 let bounds = Self.bounds(region, width: info.width, height: info.height)
-                // Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller
-                // stripes of like gradients are edges, wood and cloth.
-                let boxes = GrayLinear.unread(in: small.image, scale: small.k, skipping: symbols.map(\.bbox))
-                    .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }
-                    .filter { $0.width * $0.height <= Self.tiledAbove }.prefix(Self.unreadRegions)
+                let boxes = Self.unreadLinearRegions(in: small.image, k: small.k, skipping: symbols.map(\.bbox), inside: bounds, atMost: Self.tiledAbove)
                 if !boxes.isEmpty {
                     if full == nil, let data { full = try loader.decode(data, name: info.source) }
                     if let image = full, image.width == info.width, image.height == info.height {
@@ -333,14 +329,13 @@ package final class DecodePlan {
                     && symbols.allSatisfy { $0.decoder == "zbar" && Symbology.eanUPC.contains($0.symbology.rawValue) }
                 var (open, read) = retries.check(image, k: k, found: zbarOnly ? [] : symbols, region: region)
                 open.onlyGrayRead = onlyGrayRead
-                if onlyGrayRead {
+                if open.readsBesideGray {
                     // The places beside it that look like linear codes (a Code 128 beside a blurred
                     // EAN-13), as the unread regions of a small pass are chosen; none over 2 MP
                     // (the retries' bound on an all-formats read).
-                    let bounds = Self.bounds(region, width: image.width * k, height: image.height * k)
-                    open.besideGray = Array(GrayLinear.unread(in: image, scale: k, skipping: symbols.map(\.bbox))
-                        .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }
-                        .filter { $0.width * $0.height <= StillRetries.largePixels }.prefix(Self.unreadRegions))
+                    open.besideGray = Self.unreadLinearRegions(in: image, k: k, skipping: symbols.map(\.bbox),
+                                                             inside: Self.bounds(region, width: image.width * k, height: image.height * k),
+                                                             atMost: StillRetries.largePixels)
                 }
                 if !read.isEmpty { symbols = Symbol.merged(symbols + read) }
                 if open.any {
@@ -448,6 +443,16 @@ package final class DecodePlan {
 
     /// The part of a `width` x `height` image that `region` names, or the whole image (a region
     /// that misses the image is named as an error once decoding ends).
+    /// The regions of `image` (scaled by `k`) that look like linear codes and hold none of
+    /// `skipping`, as boxes inside `bounds` of at most `atMost` pixels: at most ``unreadRegions``.
+    /// Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller stripes
+    /// of like gradients are edges, wood and cloth.
+    static func unreadLinearRegions(in image: GrayImage, k: Int, skipping: [Box], inside bounds: Box, atMost pixels: Int) -> [Box] {
+        Array(GrayLinear.unread(in: image, scale: k, skipping: skipping)
+            .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }
+            .filter { $0.width * $0.height <= pixels }.prefix(unreadRegions))
+    }
+
     static func bounds(_ region: Region?, width: Int, height: Int) -> Box {
         region.flatMap { $0.box(inWidth: width, height: height) } ?? Box(x: 0, y: 0, width: width, height: height)
     }

@@ -105,9 +105,13 @@ package final class StillRetries {
         /// Where only the gray-level reader read: the regions that look like linear codes left
         /// unread (full-size pixels, ``GrayLinear/unread(in:scale:skipping:)``, at most 4 of at
         /// most 2 MP each), which the passes read by themselves for every format, the whole image
-        /// for matrix and stacked codes only (QR over 2 MP). Ignored where the frame is dark or a
-        /// QR code failed (`thorough` counts as one): the whole image for every format then.
+        /// for matrix and stacked codes only (QR over 2 MP). Only where ``readsBesideGray``: a
+        /// dark frame or a failed QR code (`thorough` counts as one) keeps the whole image for
+        /// every format.
         package var besideGray: [Box]?
+        /// Whether the passes read ``besideGray`` (and the whole image for matrix codes only)
+        /// rather than the whole image for every format.
+        package var readsBesideGray: Bool { onlyGrayRead && !(dark || nothingRead || failedQR) }
         /// Codes of ``placesRetried`` found but not decoded (full-size pixels), where none was read.
         package var failedPlaces: [ZXingDecoder.Failure] = []
         /// QR codes found but not decoded (full-size pixels), where none was read: if no pass reads
@@ -315,7 +319,7 @@ package final class StillRetries {
     /// The passes over the whole `image` (or its region) for what is `open`.
     private func passes(_ image: GrayImage, open: Open, region: Region?, deadline: DispatchTime?) -> ([Symbol], skipped: Bool) {
         let large = image.width * image.height > Self.largePixels
-        let places = open.onlyGrayRead && !(open.dark || open.nothingRead || open.failedQR) ? open.besideGray : nil
+        let places = open.readsBesideGray ? open.besideGray : nil
         let decoder = large || !(open.nothingRead || open.onlyGrayRead) ? (qrOnly ?? every) : every
         guard decoder.readsSomething else { return ([], false) }
         func read(_ picture: @autoclosure () -> GrayImage, with decoder: ZXingDecoder, region: Region?, scale: Double = 1) -> [Symbol]? {
