@@ -412,6 +412,22 @@ final class DecodingCommandTests: XCTestCase {
         XCTAssertEqual(try read("ean13-low-contrast.jpg", ["--effort", "fast"]), [], "fast has neither the retries nor the gray-level reader")
     }
 
+    /// A product code under a pixel per module, tilted a few degrees, on a gray card: one record
+    /// from the gray-level reader's projection of its rows, with the digits printed and a box
+    /// around the code (about 90 x 45 pixels at the image's centre); zbar and zxing-cpp read nothing.
+    func testReadsAProductCodeUnderAPixelPerModule() throws {
+        for (name, text) in [("ean13-small-tilted.jpg", "4006381333931"), ("upca-small-tilted.jpg", "036000291452")] {
+            let path = CLI.packageRoot.appendingPathComponent("Tests/ScanCoreTests/Linear/blurred/" + name).path
+            let records = try scan([path], ["--time-budget", "0"]).records
+            XCTAssertEqual(records.map { "\($0["text"] ?? "?") \($0["decoder"] ?? "none")" }, ["\(text) gray"], name)
+            guard let box = records.first?["bbox"] as? [String: Any], let x = box["x"] as? Int, let width = box["width"] as? Int else {
+                XCTFail("\(name): no bbox"); continue
+            }
+            XCTAssertEqual(Double(x + width / 2), 200, accuracy: 6, name)
+            XCTAssertEqual(Double(width), 92, accuracy: 10, name)
+        }
+    }
+
     /// A motion-blurred Telepen (precision-check's seed 7), which the gray-level reader once read
     /// as EAN-13 4111111214289: one record, the Telepen. zxing-cpp's small pass now reads it
     /// first and the gray-level reader skips its place; when the retries read it after the

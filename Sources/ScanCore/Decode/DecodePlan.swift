@@ -441,18 +441,17 @@ package final class DecodePlan {
         return decoded
     }
 
-    /// The part of a `width` x `height` image that `region` names, or the whole image (a region
-    /// that misses the image is named as an error once decoding ends).
-    /// The regions of `image` (scaled by `k`) that look like linear codes and hold none of
-    /// `skipping`, as boxes inside `bounds` of at most `atMost` pixels: at most ``unreadRegions``.
-    /// Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller stripes
-    /// of like gradients are edges, wood and cloth.
+    /// The regions of `image` (scaled by `k`) that look like linear codes (see
+    /// GrayLinear.Candidate.isCodeShaped) and hold none of `skipping`, as boxes inside `bounds`
+    /// of at most `atMost` pixels: at most ``unreadRegions``.
     static func unreadLinearRegions(in image: GrayImage, k: Int, skipping: [Box], inside bounds: Box, atMost pixels: Int) -> [Box] {
         Array(GrayLinear.unread(in: image, scale: k, skipping: skipping)
-            .filter { $0.halfHeight <= 1.5 * $0.halfLength }.compactMap { $0.box(inside: bounds) }
+            .filter(\.isCodeShaped).compactMap { $0.box(inside: bounds) }
             .filter { $0.width * $0.height <= pixels }.prefix(unreadRegions))
     }
 
+    /// The part of a `width` x `height` image that `region` names, or the whole image (a region
+    /// that misses the image is named as an error once decoding ends).
     static func bounds(_ region: Region?, width: Int, height: Int) -> Box {
         region.flatMap { $0.box(inWidth: width, height: height) } ?? Box(x: 0, y: 0, width: width, height: height)
     }

@@ -64,6 +64,14 @@ package struct GrayLinear: Sendable {
         package var dx: Double, dy: Double
         package var halfLength: Double, halfHeight: Double
 
+        package init(cx: Double, cy: Double, dx: Double, dy: Double, halfLength: Double, halfHeight: Double) {
+            self.cx = cx; self.cy = cy; self.dx = dx; self.dy = dy; self.halfLength = halfLength; self.halfHeight = halfHeight
+        }
+
+        /// Bars at most 1.5 times as long as the code (an EAN-8 at full height: 0.8): taller
+        /// stripes of like gradients are edges, wood and cloth.
+        package var isCodeShaped: Bool { halfHeight <= 1.5 * halfLength }
+
         /// The same region in an image `k` times as large.
         package func scaled(by k: Double) -> Candidate {
             Candidate(cx: cx * k, cy: cy * k, dx: dx, dy: dy, halfLength: halfLength * k, halfHeight: halfHeight * k)
@@ -89,7 +97,7 @@ package struct GrayLinear: Sendable {
         for c in Self.candidates(in: image) {
             if DispatchTime.now() >= deadline { break }
             if done.contains(where: { $0.holds(c.cx, c.cy) }) { continue }
-            if let s = read(c, in: image) { symbols.append(s) }
+            if let s = read(c, in: image) ?? readProjected(c, in: image) { symbols.append(s) }
         }
         return Symbol.merged(symbols)
     }
@@ -218,7 +226,7 @@ package struct GrayLinear: Sendable {
     static let upceScore = 0.965
 
     /// The code in one candidate region, if enough scan lines agree on it.
-    func read(_ c: Candidate, in image: GrayImage) -> Symbol? {
+    package func read(_ c: Candidate, in image: GrayImage) -> Symbol? {
         let margin = c.halfLength * 0.35 + 12
         let half = c.halfLength + margin
         var votes: [Reading: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
@@ -309,11 +317,17 @@ package struct GrayLinear: Sendable {
         }
         let first = ends.first!, last = ends.last!
         let points = [point(first.0, first.1), point(first.0, first.2), point(last.0, last.2), point(last.0, last.1)]
-        let code = top.key.code
+        return symbol(top.key, points: points, quality: top.value.count)
+    }
+
+    /// The symbol for a reading, named as zxing-cpp names it (a UPC-A is an EAN-13 with a leading
+    /// 0, an ISBN one of 978 or 979), or nil where that symbology is not wanted.
+    func symbol(_ reading: Reading, points: [Point], quality: Int) -> Symbol? {
+        let code = reading.code
         let symbology: String
         var text = code
-        if top.key.format != .ean13 {
-            symbology = top.key.format.rawValue
+        if reading.format != .ean13 {
+            symbology = reading.format.rawValue
         } else if code.hasPrefix("0") && upca {
             symbology = "upca"
             text = String(code.dropFirst())
@@ -323,7 +337,7 @@ package struct GrayLinear: Sendable {
             symbology = "ean13"
         }
         guard symbology != "ean13" || ean13, symbology != "ean8" || ean8, symbology != "upce" || upce else { return nil }
-        var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8), points: points, quality: top.value.count)
+        var s = Symbol(symbology: Symbology(rawValue: symbology), bytes: Array(text.utf8), points: points, quality: quality)
         s.decoder = "gray"
         return s
     }

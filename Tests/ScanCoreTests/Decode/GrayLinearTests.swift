@@ -31,7 +31,10 @@ final class GrayLinearTests: XCTestCase {
                                  // UPC-E: its 51 modules fit an EAN-13's 95 at half the width (0.95): read
                                  // where it matches clearly better than that.
                                  ("blurred/upce-blur-small-q30.jpg", "upce 04252614"),
-                                 ("blurred/upce-motion.png", "upce 04252614")] {
+                                 ("blurred/upce-motion.png", "upce 04252614"),
+                                 // Under a pixel per module, tilted: read from the rows projected together.
+                                 ("blurred/ean13-small-tilted.jpg", "ean13 4006381333931"),
+                                 ("blurred/upca-small-tilted.jpg", "upca 036000291452")] {
             let image = try linear(name)
             XCTAssertEqual(ZBarDecoder(symbologies: all).decode(image).count, 0, "\(name): zbar reads it, no test of ours")
             XCTAssertEqual(ZXingDecoder(symbologies: all, effort: .balanced).decode(image).count, 0, "\(name): zxing-cpp reads it")
@@ -40,6 +43,60 @@ final class GrayLinearTests: XCTestCase {
             XCTAssertEqual(read.first?.decoder, "gray")
             XCTAssertEqual(read.first?.points.count, 4, "an outline of the code")
         }
+    }
+
+    /// A code under a pixel per module: no single scan line reads it (its bars alias), the
+    /// projection of its rows does, along the bar direction it finds (the candidate's is a few
+    /// degrees off), with an outline around the code.
+    func testReadsCodesUnderAPixelPerModuleFromTheirRowsProjected() throws {
+        for (name, expected, degrees) in [("ean13-small-tilted.jpg", "ean13 4006381333931", 3.0), ("upca-small-tilted.jpg", "upca 036000291452", 6.0)] {
+            let image = try linear("blurred/" + name)
+            let candidates = GrayLinear.candidates(in: image)
+            XCTAssertTrue(candidates.allSatisfy { gray.read($0, in: image) == nil }, "\(name): the scan lines read it")
+            let read = candidates.compactMap { gray.readProjected($0, in: image) }
+            XCTAssertEqual(texts(read), [expected], name)
+            // The code (95 modules at 0.95 px, about 90 px long, 40 tall) lies about the image's centre, turned by `degrees`.
+            guard let s = read.first else { continue }
+            XCTAssertEqual(Double(s.bbox.x + s.bbox.width / 2), 200, accuracy: 6, name)
+            XCTAssertEqual(Double(s.bbox.y + s.bbox.height / 2), 150, accuracy: 6, name)
+            XCTAssertEqual(Double(s.bbox.width), 92, accuracy: 10, name)
+            let turn = atan2(Double(s.points[1].y - s.points[0].y), Double(s.points[1].x - s.points[0].x)) * 180 / .pi
+            XCTAssertEqual(abs(turn), degrees, accuracy: 1.5, "\(name): the outline follows the code")
+        }
+    }
+
+    /// The projection's profile: a pixel's value lands in the step of its distance along the
+    /// axis; steps no pixel centre falls in are interpolated; bars along the pixel grid give
+    /// nothing to gain (half the steps empty at half-pixel steps): nil.
+    func testTheProjectedProfileAveragesRowsAlongTheBars() {
+        // Vertical bars 3 px wide, alternately 0 and 200, turned 4 degrees.
+        let w = 160, h = 100, turn = 4.0 * .pi / 180
+        var pixels = [UInt8](repeating: 255, count: w * h)
+        for y in 0..<h { for x in 0..<w {
+            let u = (Double(x) - 80) * cos(turn) + (Double(y) - 50) * sin(turn)
+            pixels[y * w + x] = Int((u + 300).rounded(.down)) / 3 % 2 == 0 ? 0 : 200
+        } }
+        let image = GrayImage(width: w, height: h, pixels: pixels)
+        let c = GrayLinear.Candidate(cx: 80, cy: 50, dx: cos(turn), dy: sin(turn), halfLength: 40, halfHeight: 30)
+        let projection = GrayLinear.projection(image, c, half: 40, angle: turn, band: -0.6...0.6)
+        // Every pixel centre within 40 px along the axis and 18 across it, once: about 80 x 36.
+        XCTAssertEqual(Double(projection.hits.reduce(0, +)), 80 * 36, accuracy: 60)
+        guard let p = projection.profile else { return XCTFail("no profile") }
+        XCTAssertEqual(p.count, 160)
+        // Away from the edges every step is one bar's value; at the edges a mix.
+        let pure = p.filter { $0 < 1 || $0 > 199 }.count
+        XCTAssertGreaterThan(pure, 110, "\(p)")
+        // Off by 2 degrees, the edges smear: fewer pure steps, and the two halves agree less.
+        let off = GrayLinear.projection(image, c, half: 40, angle: turn + 2 * .pi / 180, band: -0.6...0.6).profile!
+        XCTAssertLessThan(off.filter { $0 < 1 || $0 > 199 }.count, pure - 30)
+        func halves(_ a: Double) -> Double {
+            GrayLinear.edgeCorrelation(GrayLinear.projection(image, c, half: 40, angle: a, band: -0.6...0).profile!,
+                                       GrayLinear.projection(image, c, half: 40, angle: a, band: 0...0.6).profile!)
+        }
+        XCTAssertGreaterThan(halves(turn), halves(turn + 2 * .pi / 180) + 0.2)
+        // Upright bars: every pixel centre in a column falls on one step, the next step is empty (half of them).
+        let upright = GrayLinear.Candidate(cx: 80, cy: 50, dx: 1, dy: 0, halfLength: 40, halfHeight: 30)
+        XCTAssertNil(GrayLinear.projection(image, upright, half: 40.25, angle: 0, band: -0.6...0.6).profile)
     }
 
     /// An EAN-13 whose scan lines fit another valid code strongly in its digits but not in its
