@@ -25,7 +25,9 @@ import Foundation
 ///    every slot already makes the valid code and both quiet zones are light; the code is
 ///    reported when at least 3 lines agree (or 2 that both match strongly, with no other code
 ///    read confidently), at least a quarter of the lines that framed a code framed this one, and
-///    no other code had even half its votes. EAN-8 (8 digit slots, no parity pattern) and UPC-E
+///    no other code had even half its votes. A code under 1.6 pixels per module that no line read
+///    confidently is read once more from its rows projected together (GrayLinearProjected.swift).
+///    EAN-8 (8 digit slots, no parity pattern) and UPC-E
 ///    (6 slots, 51 modules) are read on a line only where its EAN-13 reading is not confident and
 ///    matched at 0.6 or less (a UPC-E also where it matches 0.03 better than that reading),
 ///    straight only, must match better than an EAN-13 (a UPC-E at 0.965 on average, its lines
@@ -97,7 +99,8 @@ package struct GrayLinear: Sendable {
         for c in Self.candidates(in: image) {
             if DispatchTime.now() >= deadline { break }
             if done.contains(where: { $0.holds(c.cx, c.cy) }) { continue }
-            if let s = read(c, in: image) ?? readProjected(c, in: image) { symbols.append(s) }
+            let (lines, heard) = readLines(c, in: image)
+            if let s = lines ?? readProjected(c, in: image, heard: heard) { symbols.append(s) }
         }
         return Symbol.merged(symbols)
     }
@@ -226,7 +229,11 @@ package struct GrayLinear: Sendable {
     static let upceScore = 0.965
 
     /// The code in one candidate region, if enough scan lines agree on it.
-    package func read(_ c: Candidate, in image: GrayImage) -> Symbol? {
+    package func read(_ c: Candidate, in image: GrayImage) -> Symbol? { readLines(c, in: image).symbol }
+
+    /// The code in one candidate region, if enough scan lines agree on it, and the codes single
+    /// lines read confidently.
+    func readLines(_ c: Candidate, in image: GrayImage) -> (symbol: Symbol?, heard: Set<String>) {
         let margin = c.halfLength * 0.35 + 12
         let half = c.halfLength + margin
         var votes: [Reading: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
@@ -238,7 +245,7 @@ package struct GrayLinear: Sendable {
             let ox = c.cx - c.dy * t * c.halfHeight, oy = c.cy + c.dx * t * c.halfHeight
             let x0 = ox - c.dx * half, y0 = oy - c.dy * half
             let n = Int(2 * half)
-            guard n > 60 else { return nil }
+            guard n > 60 else { return (nil, []) }
             let profile = Self.profile(image, x0: x0, y0: y0, dx: c.dx, dy: c.dy, count: n)
             var best = Self.readLine(profile, format: .ean13, halfLength: c.halfLength), wasBent = false
             // A line whose bars did not read as a code, or framed one without reading it
@@ -299,15 +306,17 @@ package struct GrayLinear: Sendable {
             if let top = counts.first, top >= 5, counts.count < 2 || counts[1] <= 1 { break }
             if done >= 5 && votes.isEmpty && plausibleLines == 0 && (support.values.max() ?? 0) < 2 { break }
         }
+        // Every code a line read confidently (the projection's veto, see readProjected).
+        let heard = Set(votes.keys.map(\.code))
         // EAN-8 and UPC-E readings do not count where an EAN-13 (or UPC-A) had as many votes: part
         // of a blurred one that passed for a short code on some lines neither wins nor outvotes it.
         func most(_ long: Bool) -> Int { votes.filter { ($0.key.format == .ean13) == long }.map(\.value.count).max() ?? 0 }
         if most(true) > 0 && most(true) >= most(false) { votes = votes.filter { $0.key.format == .ean13 } }
         let ranked = votes.sorted { $0.value.count > $1.value.count || ($0.value.count == $1.value.count && $0.key < $1.key) }
-        guard let top = ranked.first, support[top.key, default: 0] * 4 >= support.values.reduce(0, +) else { return nil }
+        guard let top = ranked.first, support[top.key, default: 0] * 4 >= support.values.reduce(0, +) else { return (nil, heard) }
         // 3 confident lines, or 2 that match strongly with no confident rival.
-        guard top.value.count >= 3 || top.value.count == 2 && top.value.strong == 2 && ranked.count == 1 else { return nil }
-        if ranked.count > 1, ranked[1].value.count * 2 >= top.value.count { return nil }
+        guard top.value.count >= 3 || top.value.count == 2 && top.value.strong == 2 && ranked.count == 1 else { return (nil, heard) }
+        if ranked.count > 1, ranked[1].value.count * 2 >= top.value.count { return (nil, heard) }
         // The code's outline: the ends of the outermost agreeing lines.
         let ends = top.value.ends.sorted { $0.0 < $1.0 }
         func point(_ t: Double, _ s: Double) -> Point {
@@ -317,7 +326,7 @@ package struct GrayLinear: Sendable {
         }
         let first = ends.first!, last = ends.last!
         let points = [point(first.0, first.1), point(first.0, first.2), point(last.0, last.2), point(last.0, last.1)]
-        return symbol(top.key, points: points, quality: top.value.count)
+        return (symbol(top.key, points: points, quality: top.value.count), heard)
     }
 
     /// The symbol for a reading, named as zxing-cpp names it (a UPC-A is an EAN-13 with a leading

@@ -2,28 +2,31 @@ import Foundation
 
 /// Codes whose modules are under a pixel and a half: every pixel of the region projected onto
 /// the axis across the bars, at half-pixel steps. One scan line samples such a code too coarsely
-/// (at 0.85 pixels per module its bars alias), but the rows of a slightly rotated code see
+/// (at 0.95 pixels per module its bars alias), but the rows of a slightly rotated code see
 /// each bar at another phase: together they make a profile of twice the resolution, and the
 /// rows' noise averages out (the super-resolution of a tilted edge, as in ISO 12233's slanted-edge
 /// method). A bar direction a few tenths of a degree off smears that profile, so the direction
 /// is searched first: the one where the code's upper and lower halves agree best.
 extension GrayLinear {
     /// Pixels per module under which a candidate the scan lines did not read is read projected
-    /// (the code's bars as the projection finds them: a candidate's region is up to a fifth longer).
+    /// (the code's bars as the projection finds them; a candidate's region may be a quarter longer,
+    /// so regions under 1.25 times this are projected).
     static let projectedBelow = 1.6
     /// The profile's step along the code, in pixels.
     static let projectedStep = 0.5
     /// The bar directions searched around the candidate's (its blocks' mean direction was 6
-    /// degrees off on a code turned 10 degrees): every 2 degrees to 8 either way, then quarter
-    /// degrees around the best.
+    /// degrees off on a code turned 10 degrees): every 2 degrees to 8 either way, then every
+    /// quarter degree within 1 of the best.
     static let projectedCoarse = Array(stride(from: -8.0, through: 8.0, by: 2.0)), projectedFine = [-1, -0.75, -0.5, -0.25, 0.25, 0.5, 0.75, 1]
 
     /// The EAN-13 or UPC-A code in candidate `c`, read from its projected profile, where the whole
-    /// height's profile reads it confidently and strongly and one half of the height reads the
-    /// same code while neither reads another confidently (one profile stands for all the rows, so
-    /// the halves are its second opinion).
-    package func readProjected(_ c: Candidate, in image: GrayImage) -> Symbol? {
-        guard ean13 || upca || isbn13, 2 * c.halfLength / 95 < 1.25 * Self.projectedBelow else { return nil }
+    /// height's profile reads it confidently and strongly, one half of the height reads the same
+    /// code while neither reads another confidently (one profile stands for all the rows, so the
+    /// halves are its second opinion), and no single scan line read another code confidently
+    /// (`heard`: lines that disagree have said no).
+    package func readProjected(_ c: Candidate, in image: GrayImage, heard: Set<String> = []) -> Symbol? {
+        guard ean13 || upca || isbn13, c.halfLength > 0, c.halfHeight > 0, c.halfHeight.isFinite,
+              2 * c.halfLength / 95 < 1.25 * Self.projectedBelow else { return nil }
         let half = c.halfLength * 1.35 + 12
         let angle = atan2(c.dy, c.dx)
         // Upper and lower halves of the middle 60% of the height (below it, an EAN's digits).
@@ -52,18 +55,23 @@ extension GrayLinear {
               Double(last - first) * Self.projectedStep / 95 < Self.projectedBelow else { return nil }
         let centre = Double(whole.count) / 2
         let bars = max(Double(last - first) / 2, max(centre - Double(first), Double(last) - centre) / 1.1)
-        guard let (read, length) = [c.halfLength / Self.projectedStep, bars].lazy.compactMap({ length -> (LineRead, Double)? in
+        // The bars' length only where they fill most of the region (with it, the read fills its
+        // region by construction).
+        let lengths = [c.halfLength / Self.projectedStep] + (Double(last - first) * Self.projectedStep >= 0.55 * 2 * c.halfLength ? [bars] : [])
+        guard let (read, length) = lengths.lazy.compactMap({ length -> (LineRead, Double)? in
             guard let read = Self.readLine(whole, format: .ean13, halfLength: length),
                   read.confident, read.framed, read.score >= Self.strongScore, read.minimum >= Self.strongMinimum,
-                  read.guardScore >= Self.strongGuard, read.ambiguousSlots < Self.ambiguousSlots else { return nil }
+                  read.guardScore >= Self.strongGuard, read.ambiguousSlots < Self.ambiguousSlots,
+                  (read.end - read.start) * Self.projectedStep / 95 < Self.projectedBelow else { return nil }
             return (read, length)
-        }).first else { return nil }
+        }).first, heard.allSatisfy({ $0 == read.code }) else { return nil }
         let parts = [up, low].compactMap(\.profile).compactMap { Self.readLine($0, format: .ean13, halfLength: length) }
         guard parts.contains(where: { $0.code == read.code && $0.plausible }),
               !parts.contains(where: { $0.code != read.code && $0.confident }) else { return nil }
         let ux = cos(a), uy = sin(a)
         func point(_ s: Double, _ v: Double) -> Point {
-            let u = -half + s * Self.projectedStep, v = v * c.halfHeight
+            // A step's centre: half a step past its start.
+            let u = -half + (s + 0.5) * Self.projectedStep, v = v * c.halfHeight
             return Point(x: Int((c.cx + u * ux - v * uy).rounded()), y: Int((c.cy + u * uy + v * ux).rounded()))
         }
         let points = [point(read.start, -0.6), point(read.end, -0.6), point(read.end, 0.6), point(read.start, 0.6)]
@@ -107,11 +115,11 @@ extension GrayLinear {
 
     /// The pixels of `c`'s region whose centres lie within `half` of its centre along the axis at
     /// `angle` and in `band` across it (in half heights), summed per ``projectedStep`` along it;
-    /// every `rows`th row only.
+    /// every `rows`th row only (at least 1).
     package static func projection(_ image: GrayImage, _ c: Candidate, half: Double, angle: Double, band: ClosedRange<Double>, rows: Int = 1) -> Projection {
         let ux = cos(angle), uy = sin(angle)
         let v0 = band.lowerBound * c.halfHeight, v1 = band.upperBound * c.halfHeight
-        let count = Int(2 * half / projectedStep)
+        let count = max(0, Int(2 * half / projectedStep))
         var sums = [Double](repeating: 0, count: count), hits = [Int](repeating: 0, count: count)
         // On each row, the pixels inside are one run: u = ux*rx + uy*ry and v = -uy*rx + ux*ry
         // are both linear along it.
@@ -127,7 +135,7 @@ extension GrayLinear {
         image.pixels.withUnsafeBufferPointer { p in
             sums.withUnsafeMutableBufferPointer { sums in
                 hits.withUnsafeMutableBufferPointer { hits in
-                    for y in stride(from: yFrom, through: yTo, by: rows) {
+                    for y in stride(from: yFrom, through: yTo, by: max(1, rows)) {
                         let ry = Double(y) - c.cy
                         let (a0, a1) = within(ux, uy * ry, -half, half), (b0, b1) = within(-uy, ux * ry, v0, v1)
                         let from = max(0, Int((c.cx + max(a0, b0)).rounded(.up))), to = min(image.width - 1, Int((c.cx + min(a1, b1)).rounded(.down)))

@@ -65,6 +65,45 @@ final class GrayLinearTests: XCTestCase {
         }
     }
 
+    /// The projection's own checks, on EAN-13s drawn here (bars of the standard's L, G and R
+    /// patterns, 4x4 samples a pixel, on a white label on a gray card): a valid code at 0.95 px
+    /// per module is read; the same bars with a wrong check digit are not; a line's confident
+    /// reading of another code vetoes it; a code at 2.2 px per module is the scan lines' to read.
+    func testTheProjectionReadsOnlyAValidCodeOfItsOwnSize() {
+        let l = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"]
+        let r = l.map { String($0.map { $0 == "0" ? "1" : "0" }) }, g = r.map { String($0.reversed()) }
+        let parity = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
+        func draw(_ code: String, module m: Double, degrees: Double) -> GrayImage {
+            let d = code.compactMap(\.wholeNumberValue), first = Array(parity[d[0]])
+            let left = (1...6).map { first[$0 - 1] == "L" ? l[d[$0]] : g[d[$0]] }.joined()
+            let bars = Array("101" + left + "01010" + (7...12).map { r[d[$0]] }.joined() + "101")
+            let w = 400, h = 300, t = degrees * .pi / 180
+            var pixels = [UInt8](repeating: 150, count: w * h)
+            for y in 0..<h { for x in 0..<w {
+                var sum = 0.0
+                for sy in 0..<4 { for sx in 0..<4 {
+                    let px = Double(x) + (Double(sx) + 0.5) / 4 - 0.5 - 200, py = Double(y) + (Double(sy) + 0.5) / 4 - 0.5 - 150
+                    let u = px * cos(t) + py * sin(t) + 47.5 * m, v = -px * sin(t) + py * cos(t)
+                    let k = Int((u / m).rounded(.down))
+                    if abs(v) < 22 * m + 8, k >= -12, k < 107 { sum += k >= 0 && k < 95 && bars[k] == "1" ? 20 : 235 } else { sum += 150 }
+                } }
+                pixels[y * w + x] = UInt8(sum / 16)
+            } }
+            return GrayImage(width: w, height: h, pixels: pixels)
+        }
+        func projected(_ image: GrayImage, heard: Set<String> = []) -> [String] {
+            texts(GrayLinear.candidates(in: image).compactMap { gray.readProjected($0, in: image, heard: heard) })
+        }
+        let valid = draw("4006381333931", module: 0.95, degrees: 4)
+        XCTAssertEqual(projected(valid), ["ean13 4006381333931"])
+        XCTAssertEqual(projected(draw("4006381333932", module: 0.95, degrees: 4)), [], "a wrong check digit")
+        XCTAssertEqual(projected(valid, heard: ["4006381333948"]), [], "a line read another code")
+        XCTAssertEqual(projected(valid, heard: ["4006381333931"]), ["ean13 4006381333931"], "a line read this one")
+        let large = draw("4006381333931", module: 2.2, degrees: 4)
+        XCTAssertEqual(projected(large), [], "2.2 px per module")
+        XCTAssertEqual(texts(gray.decode(large)), ["ean13 4006381333931"], "the scan lines read it")
+    }
+
     /// The projection's profile: a pixel's value lands in the step of its distance along the
     /// axis; steps no pixel centre falls in are interpolated; bars along the pixel grid give
     /// nothing to gain (half the steps empty at half-pixel steps): nil.
