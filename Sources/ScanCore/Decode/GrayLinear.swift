@@ -74,6 +74,10 @@ package struct GrayLinear: Sendable {
         /// stripes of like gradients are edges, wood and cloth.
         package var isCodeShaped: Bool { halfHeight <= 1.5 * halfLength }
 
+        /// Half the length of what is read across it, scan line or projected profile: the region
+        /// and a margin each way (the quiet zones, the localization blocks' coarse ends).
+        var readHalf: Double { halfLength + (halfLength * 0.35 + 12) }
+
         /// The same region in an image `k` times as large.
         package func scaled(by k: Double) -> Candidate {
             Candidate(cx: cx * k, cy: cy * k, dx: dx, dy: dy, halfLength: halfLength * k, halfHeight: halfHeight * k)
@@ -228,14 +232,10 @@ package struct GrayLinear: Sendable {
     /// blurred 0.6-1.6 modules and rotated), genuine readings at 0.966 and above.
     static let upceScore = 0.965
 
-    /// The code in one candidate region, if enough scan lines agree on it.
-    package func read(_ c: Candidate, in image: GrayImage) -> Symbol? { readLines(c, in: image).symbol }
-
     /// The code in one candidate region, if enough scan lines agree on it, and the codes single
     /// lines read confidently.
-    func readLines(_ c: Candidate, in image: GrayImage) -> (symbol: Symbol?, heard: Set<String>) {
-        let margin = c.halfLength * 0.35 + 12
-        let half = c.halfLength + margin
+    package func readLines(_ c: Candidate, in image: GrayImage) -> (symbol: Symbol?, heard: Set<String>) {
+        let half = c.readHalf
         var votes: [Reading: (count: Int, ends: [(Double, Double, Double)], strong: Int)] = [:]
         // Lines that framed each code, confident or not.
         var support: [Reading: Int] = [:]

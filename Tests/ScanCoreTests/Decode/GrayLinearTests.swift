@@ -52,7 +52,7 @@ final class GrayLinearTests: XCTestCase {
         for (name, expected, degrees) in [("ean13-small-tilted.jpg", "ean13 4006381333931", 3.0), ("upca-small-tilted.jpg", "upca 036000291452", 6.0)] {
             let image = try linear("blurred/" + name)
             let candidates = GrayLinear.candidates(in: image)
-            XCTAssertTrue(candidates.allSatisfy { gray.read($0, in: image) == nil }, "\(name): the scan lines read it")
+            XCTAssertTrue(candidates.allSatisfy { gray.readLines($0, in: image).symbol == nil }, "\(name): the scan lines read it")
             let read = candidates.compactMap { gray.readProjected($0, in: image) }
             XCTAssertEqual(texts(read), [expected], name)
             // The code (95 modules at 0.95 px, about 90 px long, 40 tall) lies about the image's centre, turned by `degrees`.
