@@ -818,8 +818,10 @@ package struct GrayLinear: Sendable {
                     withUnsafeTemporaryAllocation(of: Double.self, capacity: count) { samples in
                         _ = resample(p, start: start, w: w, from: Double(first) / Double(perModule), into: samples)
                         let base = UnsafeRawPointer(t.baseAddress!), sumBase = UnsafeRawPointer(sums.baseAddress!)
+                        // Wrapping index arithmetic: the offsets are small, and overflow checks in
+                        // the inner loop cost a third of its time.
                         @inline(__always) func load(_ from: UnsafeRawPointer, _ at: Int) -> SIMD4<Double> {
-                            from.loadUnaligned(fromByteOffset: at * MemoryLayout<Double>.stride, as: SIMD4<Double>.self)
+                            from.loadUnaligned(fromByteOffset: at &* MemoryLayout<Double>.stride, as: SIMD4<Double>.self)
                         }
                         var sum = 0.0
                         for (done, slot) in layout.slots.enumerated() {
@@ -839,11 +841,13 @@ package struct GrayLinear: Sendable {
                                 guard norm > 1e-9 else { best = max(best, 0); continue }
                                 for set in (slot.left ? 0..<2 : 2..<3) {
                                     var a = SIMD4<Double>(), b = SIMD4<Double>(), c = SIMD4<Double>()
+                                    var at = set &* n &* 12
                                     for i in 0..<n {
-                                        let at = (set * n + i) * 12, x = SIMD4<Double>(repeating: samples[offset + i])
+                                        let x = SIMD4<Double>(repeating: samples[offset &+ i])
                                         a += load(base, at) * x
-                                        b += load(base, at + 4) * x
-                                        c += load(base, at + 8) * x
+                                        b += load(base, at &+ 4) * x
+                                        c += load(base, at &+ 8) * x
+                                        at &+= 12
                                     }
                                     let m = SIMD4<Double>(repeating: mean)
                                     a -= load(sumBase, set * 12) * m
@@ -918,12 +922,18 @@ package struct GrayLinear: Sendable {
     /// The mean correlation of the guards.
     static func guardScores(_ p: [Double], layout: Layout, start: Double, w: Double, sigma: Int) -> Double {
         var sum = 0.0
-        for g in layout.guards {
-            let t = guards[sigma][g.kind]
-            let win = normalised(window(p, start: start, w: w, from: Double(g.start), count: t.count / perModule))
-            var dot = 0.0
-            for i in 0..<t.count { dot += t[i] * win[i] }
-            sum += dot
+        // As normalised(window(...)), in a buffer of the stack: the grid search calls this as
+        // often as slotScoreSum.
+        p.withUnsafeBufferPointer { p in
+            for g in layout.guards {
+                let t = guards[sigma][g.kind]
+                sum += withUnsafeTemporaryAllocation(of: Double.self, capacity: t.count) { win in
+                    normalise(win, total: resample(p, start: start, w: w, from: Double(g.start), into: win))
+                    var dot = 0.0
+                    for i in 0..<t.count { dot += t[i] * win[i] }
+                    return dot
+                }
+            }
         }
         return sum / Double(layout.guards.count)
     }
