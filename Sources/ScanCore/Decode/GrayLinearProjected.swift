@@ -26,7 +26,7 @@ extension GrayLinear {
     /// (`heard`: lines that disagree have said no).
     package func readProjected(_ c: Candidate, in image: GrayImage, heard: Set<String> = []) -> Symbol? {
         guard ean13 || upca || isbn13, c.halfLength > 0, c.halfHeight > 0, c.halfHeight.isFinite,
-              2 * c.halfLength / 95 < 1.25 * Self.projectedBelow else { return nil }
+              c.pixelsPerModule < 1.25 * Self.projectedBelow else { return nil }
         let half = c.readHalf
         let angle = atan2(c.dy, c.dx)
         // Upper and lower halves of the middle 60% of the height (below it, an EAN's digits).
