@@ -32,7 +32,7 @@ test:
 # from Tests/Fuzz/seeds and the regression corpus; findings go to .build/fuzz/findings/TARGET/.
 # Then the Lua fuzz test's megabyte bodies, with the release build.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= image decode y4m mjpeg ndjson json
+FUZZ_TARGETS ?= image decode y4m mjpeg ndjson json pages
 fuzz:
 	scripts/install-deps build
 	$(SWIFT) build -c release --product scanlua-fuzz --scratch-path .build/fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING
@@ -96,7 +96,7 @@ install:
 	install -m 644 $(filter-out %_test.lua scripts/handlers/fuzz_%,$(wildcard scripts/handlers/*.lua)) $(LUADIR)/handlers/
 	install -m 644 $(filter-out %_test.lua,$(wildcard scripts/lib/*.lua)) $(LUADIR)/lib/
 	install -m 644 scripts/types/*.lua $(LUADIR)/types/
-	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 README.md LICENSE $(DESTDIR)$(DOCDIR)/
 	install -m 644 docs/*.md docs/*.png $(DESTDIR)$(DOCDIR)/docs/
 	SCANLUA_DOC_DIR=$(DOCDIR) .build/$(CONFIG)/scanlua manpage > $(DESTDIR)$(PREFIX)/share/man/man1/scanlua.1
 	.build/$(CONFIG)/scanlua completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/scanlua

@@ -23,10 +23,14 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CGif", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // zxing-cpp 3.1.1, built from its source package by scripts/install-deps (C API, static, C++).
         .systemLibrary(name: "CZXing", pkgConfig: "zxing"),
         // One C shim target per C library, for what Swift cannot call (setjmp, macros, ioctl).
-        .target(name: "CImageShims", dependencies: ["CJPEG", "CPNG"]),
+        .target(name: "CImageShims", dependencies: ["CJPEG", "CPNG", "CTIFF", "CWebP", "CHeif", "CGif"]),
         .target(name: "CLuaShims", dependencies: ["CLua"]),
         .target(name: "CV4L2Shims"),
         .target(name: "CCurlShims", dependencies: ["CCurl"]),

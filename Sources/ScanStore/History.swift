@@ -7,6 +7,8 @@ package struct History {
         package var time: String
         package var source: String
         package var frame: Int
+        /// A document's page, from 1 (nil for images and streams).
+        package var page: Int?
         package var symbology: String
         package var text: String
         /// The bytes in Base64.
@@ -17,14 +19,15 @@ package struct History {
         /// JSON text: the actions with their status.
         package var actions: String
 
-        package init(time: String, source: String, frame: Int, symbology: String, text: String, bytes: String,
+        package init(time: String, source: String, frame: Int, page: Int? = nil, symbology: String, text: String, bytes: String,
                     payloadType: String, payload: String, actions: String) {
+            self.page = page
             (self.time, self.source, self.frame, self.symbology, self.text, self.bytes) = (time, source, frame, symbology, text, bytes)
             (self.payloadType, self.payload, self.actions) = (payloadType, payload, actions)
         }
 
         /// Column names, in the order of ``values`` (CSV header and JSON keys).
-        package static let columns = ["time", "source", "frame", "symbology", "text", "bytes", "payload_type", "payload", "actions"]
+        package static let columns = ["time", "source", "frame", "page", "symbology", "text", "bytes", "payload_type", "payload", "actions"]
     }
 
     static func schema(_ d: any StoreConnection) -> String { """
@@ -33,6 +36,7 @@ package struct History {
           time TEXT NOT NULL,          -- ISO 8601, UTC
           source TEXT NOT NULL,
           frame INTEGER NOT NULL,
+          page INTEGER,                -- a document's page, from 1; NULL for images and streams
           symbology TEXT NOT NULL,
           text TEXT NOT NULL,
           bytes TEXT NOT NULL,         -- Base64
@@ -42,6 +46,29 @@ package struct History {
         );
         CREATE INDEX IF NOT EXISTS scanlua_history_time ON scanlua_history (time);
         """
+    }
+
+    /// A history made before pages were recorded gets its `page` column (as the host, which
+    /// created the table). On PostgreSQL a role that does not own the table cannot: the error
+    /// says what the owner runs.
+    static func upgrade(_ d: any StoreConnection) throws(StoreError) {
+        let has: Bool
+        switch d.dialect {
+        case .sqlite:
+            has = try d.query("PRAGMA table_info(scanlua_history)", limit: .host).contains { row in
+                row.contains { $0.0 == "name" && $0.1 == .text("page") }
+            }
+        case .postgresql:
+            has = try !d.query("""
+                SELECT 1 FROM information_schema.columns WHERE table_name = 'scanlua_history' AND column_name = 'page'
+                AND table_schema = current_schema()
+                """, limit: .host).isEmpty
+        }
+        guard !has else { return }
+        do throws(StoreError) { try d.execute("ALTER TABLE scanlua_history ADD COLUMN page INTEGER") } catch {
+            throw StoreError(code: error.code, message: "the history table needs its page column: as its owner, run"
+                             + " ALTER TABLE scanlua_history ADD COLUMN page INTEGER (\(error.message))", sql: error.sql, database: error.database)
+        }
     }
 
     package let database: any StoreConnection
@@ -84,9 +111,10 @@ package struct History {
             try database.inTransaction { () throws(StoreError) in
                 for r in rows.map(Self.bounded) {
                     try database.query("""
-                        INSERT INTO scanlua_history (time, source, frame, symbology, text, bytes, payload_type, payload, actions)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, positional: [.text(r.time), .text(r.source), .integer(Int64(r.frame)), .text(r.symbology), .text(r.text),
+                        INSERT INTO scanlua_history (time, source, frame, page, symbology, text, bytes, payload_type, payload, actions)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, positional: [.text(r.time), .text(r.source), .integer(Int64(r.frame)), r.page.map { .integer(Int64($0)) } ?? .null,
+                                          .text(r.symbology), .text(r.text),
                                           .text(r.bytes), .text(r.payloadType), .text(r.payload), .text(r.actions)])
                 }
             }
@@ -109,7 +137,7 @@ package struct History {
             if let since { condition += " AND time >= ?"; params.append(.text(since)) }
             if let type { condition += " AND payload_type = ?"; params.append(.text(type)) }
             let result = try database.query("""
-                SELECT id, time, source, frame, symbology, text, bytes, payload_type, payload, actions FROM scanlua_history
+                SELECT id, time, source, frame, page, symbology, text, bytes, payload_type, payload, actions FROM scanlua_history
                 WHERE \(condition) ORDER BY id LIMIT \(page)
                 """, positional: params, named: [:], limit: .host)
             guard !result.isEmpty else { return }
@@ -120,7 +148,9 @@ package struct History {
                 if case .integer(let id)? = v["id"] { last = id }
                 var frame = 0
                 if case .integer(let n)? = v["frame"] { frame = Int(n) }
-                rows.append(Row(time: text("time"), source: text("source"), frame: frame, symbology: text("symbology"),
+                var page: Int?
+                if case .integer(let n)? = v["page"] { page = Int(n) }
+                rows.append(Row(time: text("time"), source: text("source"), frame: frame, page: page, symbology: text("symbology"),
                                 text: text("text"), bytes: text("bytes"), payloadType: text("payload_type"),
                                 payload: text("payload"), actions: text("actions")))
             }

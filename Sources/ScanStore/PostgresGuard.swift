@@ -49,6 +49,20 @@ package enum PostgresGuard {
     ]
     static let functionPrefixes = ["dblink", "postgres_fdw"]
 
+    /// Whether a statement of `sql` begins, ends or splits a transaction (BEGIN, START
+    /// TRANSACTION, COMMIT, END, ROLLBACK, ABORT, SAVEPOINT, RELEASE, PREPARE TRANSACTION):
+    /// refused from every script, trusted or not (``StoreLimits/transactionRefusal``).
+    package static func controlsTransactions(_ sql: String) -> Bool {
+        let words = tokens(sql)
+        let heads = [0] + words.indices.filter { words[$0] == ";" }.map { $0 + 1 }
+        return heads.contains { i in
+            guard i < words.count else { return false }
+            let next = i + 1 < words.count ? words[i + 1] : ""
+            return ["begin", "commit", "end", "rollback", "abort", "savepoint", "release"].contains(words[i])
+                || (words[i] == "start" && next == "transaction") || (words[i] == "prepare" && next == "transaction")
+        }
+    }
+
     /// Why a sandboxed script may not run `sql`, or nil.
     package static func refusal(of sql: String) -> String? {
         let words = tokens(sql)
@@ -144,6 +158,9 @@ package enum PostgresGuard {
                 words.append(word.lowercased())
             } else if ("0"..."9").contains(s) {
                 while i < c.count && (isWord(c[i]) || c[i] == ".") { i += 1 }
+            } else if s == ";" {
+                words.append(";")  // between statements: each statement's first word is a head
+                i += 1
             } else {
                 i += 1
             }

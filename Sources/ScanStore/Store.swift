@@ -46,7 +46,10 @@ package final class Store {
                 CREATE TABLE IF NOT EXISTS scanlua_once (key TEXT PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
                 CREATE TABLE IF NOT EXISTS scanlua_migrations (version INTEGER PRIMARY KEY, at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP);
                 """)
-            try d.asHost { () throws(StoreError) in try d.execute(Outbox.schema(d) + History.schema(d)) }
+            try d.asHost { () throws(StoreError) in
+                try d.execute(Outbox.schema(d) + History.schema(d))
+                try History.upgrade(d)
+            }
         }
         database = d
         return d
@@ -83,7 +86,7 @@ package final class Store {
     /// or --dry-run).
     package func endEvent(commit: Bool) throws(StoreError) {
         guard let database, database.inTransaction else { return }
-        try database.execute(commit ? "COMMIT" : "ROLLBACK")
+        try database.asHost { () throws(StoreError) in try database.execute(commit ? "COMMIT" : "ROLLBACK") }
     }
 
     /// True the first time `key` is seen (recorded in the current transaction), false after.

@@ -46,10 +46,10 @@ extension StoreConnection {
         try begin()
         do {
             let value = try body()
-            try execute("COMMIT")
+            try asHost { () throws(StoreError) in try execute("COMMIT") }
             return value
         } catch {
-            try? execute("ROLLBACK")
+            try? asHost { () throws(StoreError) in try execute("ROLLBACK") }
             throw error
         }
     }

@@ -26,9 +26,10 @@ public enum ScanError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// What ``ScanEngine/records(from:)`` reads.
 public enum ScanSource: Sendable, Equatable {
-    /// Image files and directories (scanned recursively, sorted by path), as `scanlua scan` takes them.
+    /// Image and document files (every page of a PDF or TIFF) and directories (scanned
+    /// recursively, sorted by path), as `scanlua scan` takes them.
     case paths([String])
-    /// A folder watched for new images, as `scanlua watch DIR`: the images already in it first
+    /// A folder watched for new images and documents, as `scanlua watch DIR`: the images already in it first
     /// (unless `newOnly`), then each new or changed file once it has not changed for `settle`
     /// seconds (nil: the config's `settle`, else 1). It ends only when the sequence is cancelled.
     case folder(String, newOnly: Bool = false, settle: Double? = nil)
@@ -63,15 +64,17 @@ public final class ScanEngine {
         (engine, session) = try Self.make(settings, output: output, defaults: "all")
     }
 
-    /// The records of one image file (JPEG, PNG, PGM/PPM; the format is read from its bytes).
+    /// The records of one image or document file (JPEG, PNG, PNM, TIFF, WebP, HEIF/AVIF, GIF, BMP,
+    /// PDF; the format is read from its bytes; every page of a document, each record with its ``ScanRecord/page``).
     /// - Throws: ``ScanError/unreadableInput(source:reason:)`` when it cannot be read or is not an image.
     public func scan(file path: String) throws(ScanError) -> [ScanRecord] {
-        try scan(FileListSource(inputs: [.file(path)], name: path))
+        try scan(FileListSource(inputs: [.file(path)], name: path, options: session.settings.decodeOptions))
     }
 
-    /// The records of an encoded image in memory (JPEG, PNG, PGM/PPM); `name` is their `source`.
+    /// The records of an encoded image or document in memory (any format ``scan(file:)`` reads);
+    /// `name` is their `source`.
     public func scan(data: Data, name: String = "data") throws(ScanError) -> [ScanRecord] {
-        try scan(FileListSource(inputs: [.data(data, name: name)], name: name))
+        try scan(FileListSource(inputs: [.data(data, name: name)], name: name, options: session.settings.decodeOptions))
     }
 
     /// The layout of a pixel buffer.
@@ -126,10 +129,11 @@ public final class ScanEngine {
                     let (engine, session) = try Self.make(settings, output: output, defaults: isFiles ? "all" : "interval")
                     let frames: FrameSource
                     switch source {
-                    case .paths(let paths): frames = FileListSource(arguments: paths)
+                    case .paths(let paths): frames = FileListSource(arguments: paths, options: session.settings.decodeOptions)
                     case .folder(let dir, let newOnly, let settle):
                         do {
-                            frames = try SourceOpener.open(dir, kind: "dir", newOnly: newOnly, settle: settle ?? engine.configOptions[.settle] ?? 1)
+                            frames = try SourceOpener.open(dir, kind: "dir", newOnly: newOnly, settle: settle ?? engine.configOptions[.settle] ?? 1,
+                                                           options: session.settings.decodeOptions)
                         } catch { throw .source("\(error)") }
                     case .stream(let path):
                         do { frames = try SourceOpener.open(path, kind: nil) } catch { throw .source("\(error)") }

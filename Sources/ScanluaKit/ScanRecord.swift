@@ -59,8 +59,10 @@ public struct ScanRecord: Codable, Sendable, Equatable {
 
     /// The file path, stream, device, or the name given to a buffer.
     public var source: String
-    /// The frame's index in its source (0 for an image file).
+    /// The frame's index in its source (0 for an image file; an animated GIF's frame).
     public var frame: Int
+    /// A document's page (PDF, TIFF), from 1; nil for images and streams.
+    public var page: Int?
     /// The symbology (`qrcode`, `ean13`, ...); nil for an error or empty record.
     public var symbology: String?
     /// The payload as text (its ``charset`` decoded).
@@ -120,7 +122,7 @@ public struct ScanRecord: Codable, Sendable, Equatable {
     public var summary: String?
 
     enum CodingKeys: String, CodingKey {
-        case source, frame, symbology, text, charset, bytes, points, bbox, orientation, quality, decoder
+        case source, frame, page, symbology, text, charset, bytes, points, bbox, orientation, quality, decoder
         case symbologyID = "symbology_id", eci, ecLevel = "ec_level", version, inverted, mirrored, sequence
         case joinedParts = "joined_parts", modifiers, addon, payload, actions, emitted, errors, warnings, error, symbols, repeated
         case summary

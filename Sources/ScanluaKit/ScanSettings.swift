@@ -66,6 +66,10 @@ public struct ScanSettings: Sendable, Equatable {
     public var timeBudget: Double?
     /// Images larger than this many pixels are refused from their header; nil: 50,000,000.
     public var maxPixels: Int?
+    /// Resolution PDF pages are rendered at; nil: 300.
+    public var dpi: Int?
+    /// The pages (or frames) of a PDF, TIFF or GIF read, from 1, as `--pages` takes them (`"1-3,7"`); nil: all.
+    public var pages: String?
     /// Decoding threads; nil: one per core. Records are the same whatever the number.
     public var threads: Int?
     /// Repeats; nil: ``Duplicates/all`` for images, ``Duplicates/interval`` for streams and watched folders.
@@ -131,6 +135,8 @@ public struct ScanSettings: Sendable, Equatable {
         }
         try set(.timeBudget, timeBudget.map { .double($0) })
         try set(.maxPixels, maxPixels.map { .int($0) })
+        try set(.dpi, dpi.map { .int($0) })
+        try set(.pages, pages.map { .string($0) })
         try set(.threads, threads.map { .int($0) })
         try set(.duplicates, duplicates.map { .string($0.rawValue) })
         try set(.interval, interval.map { .double($0) })

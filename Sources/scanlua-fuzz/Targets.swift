@@ -5,7 +5,8 @@ import ScanCore
 /// target takes hostile bytes and must end with a value or a thrown error, never a trap, a hang
 /// or an allocation the input cannot justify.
 enum FuzzTarget: String, CaseIterable {
-    /// ImageLoader: PNG, JPEG (also DCT-reduced), PGM/PPM/PBM, whatever the bytes sniff as.
+    /// ImageLoader: PNG, JPEG (also DCT-reduced), PGM/PPM/PBM, whatever the bytes sniff as (a
+    /// PDF's bytes are not handed to the renderer here: see `pages`).
     case image
     /// A decoded image through zbar, zxing-cpp and every still-image retry pass (gamma, CLAHE,
     /// the enlargement): odd sizes, flat images, noise.
@@ -18,12 +19,17 @@ enum FuzzTarget: String, CaseIterable {
     case ndjson
     /// The JSON reader and writer: what parses must write and parse back to the same value.
     case json
+    /// The other codecs (TIFF, GIF, WebP, HEIF, BMP) and the concatenated-image splitter: the
+    /// page count, then every page (at most 8) in gray and color. PDF is left out: it is rendered
+    /// by a child process under its own limits, not in this process.
+    case pages
 
     func run(_ bytes: [UInt8]) {
         switch self {
         case .image:
             let loader = ImageLoader(maxPixels: 4_000_000)
             let data = Data(bytes)
+            if ImageFormat.sniff(data).name == "PDF" { return }
             _ = try? loader.decode(data, name: "fuzz")
             _ = try? loader.decode(data, name: "fuzz", reduction: 4)
         case .decode:
@@ -49,6 +55,16 @@ enum FuzzTarget: String, CaseIterable {
             withStream(bytes) { handle in
                 guard let source = try? MJPEGSource(handle: handle, name: "fuzz.mjpeg", loader: ImageLoader(maxPixels: 4_000_000)) else { return }
                 drain(source)
+            }
+        case .pages:
+            let loader = ImageLoader(maxPixels: 4_000_000)
+            let data = Data(bytes)
+            guard ImageFormat.sniff(data).name != "PDF" else { return }
+            _ = ImageSplitter.parts(of: data)
+            let count = (try? loader.pages(data, name: "fuzz").count) ?? 1
+            for page in 0..<min(count, 8) {
+                _ = try? loader.decode(data, name: "fuzz", page: page)
+                _ = try? loader.decodeColor(data, name: "fuzz", page: page)
             }
         case .ndjson:
             for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {

@@ -42,6 +42,8 @@ extension Option {
                    "Stream 640x480 and 1280x720 frames made from --image through a session with the\n"
                    + "shipped handlers: frames/s and latency to the handlers at 15 fps; then zbarimg\non the same frames."),
             Option("frames", "--frames", .integer(1...100_000), "N", "Frames per stream (default 200)."),
+            Option("pdf", "--pdf", .flag, "",
+                   "A 20-page 300-dpi PDF (made by scripts/make-pdf, or --image) through scanlua scan, against\npdftoppm -r 300 into a folder followed by scanlua scan of the folder: wall time and the ratio."),
             Option("photo", "--photo", .flag, "",
                    "A 12 MP photo (4000x3000 JPEG, a QR and an EAN-13; made by scripts/make-photo, or\n--image) through scanlua scan, zbarimg and ZXingReader -noscale: wall time and peak memory."),
             Option("image", "--image", .text, "IMAGE",
@@ -157,6 +159,7 @@ extension OptionKey where Value == Int {
 extension OptionKey where Value == Bool {
     static var stream: Self { Self("stream") }
     static var photo: Self { Self("photo") }
+    static var pdf: Self { Self("pdf") }
     static var inline: Self { Self("inline") }
     static var follow: Self { Self("follow") }
     static var outboxList: Self { Self("outbox_list") }

@@ -95,10 +95,10 @@ final class SessionTests: PipelineTestCase {
         let missing = dir.appendingPathComponent("missing.png").path
         let paths = [Fixtures.path("qrcode.png"), garbage, missing, Fixtures.path("ean13.png")]
         let (sink, report) = scan(FileListSource(arguments: paths), settings: try settings(), engine: engine)
-        XCTAssertEqual(sink.brief, [Fixtures.qr, "error:not an image: no JPEG, PNG or PNM signature",
+        XCTAssertEqual(sink.brief, [Fixtures.qr, "error:not an image or document: no signature of JPEG, PNG, PNM, TIFF, WebP, HEIF/AVIF, GIF, BMP, PDF",
                                     "error:cannot read file: No such file or directory", Fixtures.ean13])
         XCTAssertEqual(sink.records.map(\.info.source), paths)
-        XCTAssertEqual(sink.records[1].json.serialized, #"{"source":"\#(garbage)","frame":0,"error":"not an image: no JPEG, PNG or PNM signature"}"#)
+        XCTAssertEqual(sink.records[1].json.serialized, #"{"source":"\#(garbage)","frame":0,"error":"not an image or document: no signature of JPEG, PNG, PNM, TIFF, WebP, HEIF/AVIF, GIF, BMP, PDF"}"#)
         XCTAssertEqual(sink.records[2].json.serialized, #"{"source":"\#(missing)","frame":0,"error":"cannot read file: No such file or directory"}"#)
         XCTAssertEqual(report.failedInputs, 2)
         XCTAssertEqual(report.frames, 2)

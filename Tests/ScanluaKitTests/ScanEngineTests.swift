@@ -30,6 +30,23 @@ final class ScanEngineTests: XCTestCase {
         XCTAssertNil(r.error)
     }
 
+    /// A PDF's pages and a TIFF fax's, from a file and from bytes, each record with its page.
+    func testDocumentsGiveEveryPageWithItsNumber() throws {
+        var s = settings()
+        s.timeBudget = 0
+        s.pages = "1,3"
+        let engine = try ScanEngine(s)
+        let pdf = root.appendingPathComponent("Tests/ScanCoreTests/Fixtures/documents/three-pages.pdf").path
+        let records = try engine.scan(file: pdf)
+        XCTAssertEqual(records.map(\.page), [1, 3])
+        XCTAssertEqual(records.map(\.text), ["INVOICE-1001 page 1", "page three: DataMatrix"])
+        let fax = root.appendingPathComponent("Tests/ScanCoreTests/Fixtures/documents/fax-fine.tif").path
+        let fromData = try engine.scan(data: try Data(contentsOf: URL(fileURLWithPath: fax)), name: "fax")
+        XCTAssertEqual(fromData.map(\.page), [1])
+        XCTAssertEqual(fromData.map(\.source), ["fax"])
+        XCTAssertEqual(try ScanEngine(settings()).scan(file: images + "/url.png").first?.page, nil)
+    }
+
     func testBytesAndPixelsGiveTheFilesCodes() throws {
         let engine = try ScanEngine(settings())
         let path = images + "/product-ean13.png"

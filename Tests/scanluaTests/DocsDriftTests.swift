@@ -151,4 +151,19 @@ final class DocsDriftTests: XCTestCase {
             XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
         }
     }
+
+    /// No `try!` anywhere in Sources (issues 60 and 61): an I/O error is a message, never a trap.
+    func testNoForcedTryInSources() throws {
+        let sources = CLI.packageRoot.appendingPathComponent("Sources")
+        var found: [String] = []
+        let walker = FileManager.default.enumerator(atPath: sources.path)
+        while let rel = walker?.nextObject() as? String {
+            guard rel.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: sources.appendingPathComponent(rel), encoding: .utf8)
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("try!") {
+                found.append("\(rel):\(n + 1)")
+            }
+        }
+        XCTAssertEqual(found, [])
+    }
 }

@@ -30,7 +30,7 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertEqual(scan.status, 0, scan.stderr)
         let wrong = try CLI.run(["export", "--db", db, "--type", "einvoice"])
         XCTAssertEqual(wrong.status, 0)
-        XCTAssertEqual(wrong.stdout, "time,source,frame,symbology,text,bytes,payload_type,payload,actions\r\n")
+        XCTAssertEqual(wrong.stdout, "time,source,frame,page,symbology,text,bytes,payload_type,payload,actions\r\n")
         XCTAssertEqual(wrong.stderr, "scanlua: --type einvoice: no scan has that payload type; the history of \(db) has product, tw-einvoice, tw-einvoice-right\n")
         let right = try CLI.run(["export", "--db", db, "--type", "tw-einvoice", "--format", "ndjson"])
         XCTAssertEqual(right.stderr, "")

@@ -501,7 +501,7 @@ final class ForwardingTests: XCTestCase {
         XCTAssertEqual(rows.map { $0[0] }, expected, "every text back, byte for byte")
         XCTAssertEqual(Set(rows.map { $0[1] }), ["qrcode"])
         XCTAssertEqual(Set(rows.map { $0[2] }), ["raw"])
-        XCTAssertTrue(export.stdout.hasPrefix("time,source,frame,symbology,text,bytes,payload_type,payload,actions\r\n"))
+        XCTAssertTrue(export.stdout.hasPrefix("time,source,frame,page,symbology,text,bytes,payload_type,payload,actions\r\n"))
 
         let nd = try CLI.run(["export", "--db", db, "--format", "ndjson", "--type", "raw", "--since", "2000-01-01"])
         XCTAssertEqual(nd.stdout.split(separator: "\n").count, texts.count)

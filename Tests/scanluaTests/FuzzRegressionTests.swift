@@ -8,7 +8,7 @@ final class FuzzRegressionTests: XCTestCase {
     func testEveryRegressionAndSeedInputReplaysWithoutCrashing() throws {
         let fuzz = CLI.binary.deletingLastPathComponent().appendingPathComponent("scanlua-fuzz")
         let corpus = CLI.packageRoot.appendingPathComponent("Tests/Fuzz")
-        for target in ["image", "decode", "y4m", "mjpeg", "ndjson", "json"] {
+        for target in ["image", "decode", "y4m", "mjpeg", "ndjson", "json", "pages"] {
             let dirs = ["regressions", "seeds"].map { corpus.appendingPathComponent("\($0)/\(target)").path }
             let count = dirs.map { (try? FileManager.default.contentsOfDirectory(atPath: $0).count) ?? 0 }.reduce(0, +)
             XCTAssertGreaterThan(count, 0, "scripts/make-fuzz-corpus wrote inputs for \(target)")

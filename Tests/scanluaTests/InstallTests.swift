@@ -53,7 +53,7 @@ final class InstallTests: XCTestCase {
         // Issue 24 item 6: the docs are installed and the man page names them and the Lua API
         // reference; only the runtime Lua library is installed (no tests, fuzz cases or
         // developer scripts); completions offer option values in bash, zsh and fish.
-        for doc in ["README.md", "docs/lua-api.md", "docs/handlers.md", "docs/scale-out.md", "docs/security.md"] {
+        for doc in ["README.md", "LICENSE", "docs/lua-api.md", "docs/handlers.md", "docs/scale-out.md", "docs/security.md", "docs/third-party.md"] {
             XCTAssertTrue(fm.fileExists(atPath: prefix.appendingPathComponent("share/doc/scanlua/" + doc).path), doc)
         }
         let roff = try String(contentsOf: prefix.appendingPathComponent("share/man/man1/scanlua.1"), encoding: .utf8)

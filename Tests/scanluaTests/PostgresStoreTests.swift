@@ -216,6 +216,20 @@ final class PostgresStoreTests: XCTestCase {
         XCTAssertEqual(rows?.first?["note"] as? String, "copy pg_read_file", fine.stdout)
     }
 
+    /// Issue 61, attack 10 on PostgreSQL: transaction control is refused, trusted or not, so a
+    /// rule's COMMIT cannot keep its row past its error or --dry-run.
+    func testScriptsCannotCommitAndTheDryRunHolds() throws {
+        let file = dir.appendingPathComponent("committer.lua")
+        try StoreSandboxCommandTests.committer.write(to: file, atomically: true, encoding: .utf8)
+        for extra in [["--dry-run"], ["--dry-run", "--trust"], []] {
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--script", file.path, "--db", url, "--text", "x"] + extra)
+            let record = try XCTUnwrap(r.records.first, r.stderr)
+            let said = (record["emitted"] as? [[String: Any]])?.first?["said"] as? [String]
+            XCTAssertEqual(said, Array(repeating: "transaction control belongs to scanlua", count: 6), "\(extra): \(record)")
+            XCTAssertEqual(try rows(try PostgresDatabase(url: url), "SELECT a FROM t ORDER BY a"), [], "\(extra)")
+        }
+    }
+
     /// The time limit holds even when a function lifts the server's statement_timeout (the
     /// statement check cannot read inside a function body): the client cancels after 6 s.
     func testTheClientCancelsAStatementPastTheLimit() throws {

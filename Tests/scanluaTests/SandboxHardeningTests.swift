@@ -234,6 +234,30 @@ final class SandboxHardeningTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("real/ok.txt"), encoding: .utf8), "fine\n")
     }
 
+    /// A FIFO, a directory or a device below the working directory: io.open refuses it at once
+    /// (issue 61, attack 13: opening the FIFO waited for a writer until the process was killed).
+    func testIOOpenRefusesAnythingButARegularFile() throws {
+        XCTAssertEqual(mkfifo(dir.appendingPathComponent("fifo").path, 0o600), 0)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("folder"), withIntermediateDirectories: true)
+        try "plain\n".write(to: dir.appendingPathComponent("plain.txt"), atomically: true, encoding: .utf8)
+        _ = try script("rule.lua", """
+            local scan = require "scan"
+            scan.parser { name = "p", parse = function(ev)
+              local _, fifo = io.open("fifo")
+              local _, folder = io.open("folder")
+              local f = io.open("plain.txt")
+              return { fifo = fifo, folder = folder, plain = f and f:read("l") }
+            end }
+            """)
+        let start = Date()
+        let r = try CLI.run(["simulate", "--perform", "all", "--no-default-scripts", "--script", "rule.lua", "--text", "x"], cwd: dir)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "the FIFO was not waited on")
+        let payload = try XCTUnwrap(r.records.first?["payload"] as? [String: Any], r.stderr)
+        XCTAssertEqual(payload["fifo"] as? String, "fifo: not a regular file (a FIFO)")
+        XCTAssertEqual(payload["folder"] as? String, "folder: not a regular file (a directory)")
+        XCTAssertEqual(payload["plain"] as? String, "plain")
+    }
+
     /// Lua that would run with no budget (finalizers at exit, metamethods of returned tables) is
     /// bounded, and host memory under the cap never unwinds through Swift.
     func testCodeOutsideHandlersIsBoundedToo() throws {

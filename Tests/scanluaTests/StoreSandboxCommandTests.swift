@@ -1,4 +1,5 @@
 import Foundation
+import ScanStore
 import XCTest
 
 /// The store's sandbox as a script author meets it: rules calling store.exec/query under
@@ -33,6 +34,44 @@ final class StoreSandboxCommandTests: XCTestCase {
             out[e["rule"] as? String ?? "?"] = e["message"] as? String
         }
         return out
+    }
+
+    /// Issue 61, attack 10: a rule that inserts, commits and then raises, under --dry-run. The
+    /// COMMIT is refused (as every statement that begins, ends or splits a transaction), so the
+    /// rule's error rolls the insert back; the dry run keeps nothing either.
+    static let committer = """
+        local scan, store = require "scan", require "store"
+        store.migrate { [1] = "CREATE TABLE t (a INTEGER)" }
+        scan.parser { name = "p", parse = function(ev) return { type = "p" } end }
+        scan.rule { name = "control", on = "p", run = function(p, ctx)
+          local said = {}
+          for _, sql in ipairs { "COMMIT", "ROLLBACK", "END", "BEGIN", "SAVEPOINT s", "RELEASE s" } do
+            local ok, err = pcall(store.exec, sql)
+            said[#said + 1] = ok and (sql .. ": ran") or tostring(err):match("transaction control belongs to scanlua") or tostring(err)
+          end
+          ctx.emit { said = said }
+        end }
+        scan.rule { name = "sneaky", on = "p", run = function()
+          store.exec("INSERT INTO t VALUES (1)")
+          pcall(store.exec, "COMMIT")
+          error("raised after the commit")
+        end }
+        scan.rule { name = "honest", on = "p", run = function() store.exec("INSERT INTO t VALUES (2)") end }
+        """
+
+    func testScriptsCannotCommitAndTheDryRunAndARulesErrorHold() throws {
+        let file = dir.appendingPathComponent("rules.lua")
+        try Self.committer.write(to: file, atomically: true, encoding: .utf8)
+        for dryRun in [true, false] {
+            let r = try CLI.run(["simulate", "--no-default-scripts", "--script", file.path, "--db", db, "--text", "x"] + (dryRun ? ["--dry-run"] : []))
+            let record = try XCTUnwrap(r.records.first, r.stderr)
+            let said = (record["emitted"] as? [[String: Any]])?.first?["said"] as? [String]
+            XCTAssertEqual(said, Array(repeating: "transaction control belongs to scanlua", count: 6), "\(record)")
+            XCTAssertEqual(errors(record)["sneaky"]?.contains("raised after the commit"), true, "\(record)")
+            // The sneaky rule's COMMIT did not keep its row: its error rolled the event back (the
+            // honest rule's row with it, as any failed rule does), and so does --dry-run.
+            XCTAssertEqual(try rowTexts(try Database(path: db), "SELECT a FROM t ORDER BY a"), [], "dry run \(dryRun)")
+        }
     }
 
     func testAttachAndVacuumIntoAreRefusedAndCreateNoFile() throws {

@@ -64,6 +64,21 @@ final class WatchCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("stdin is neither a YUV4MPEG2 nor an MJPEG stream"), bad.stderr)
     }
 
+    /// A y4m header, a bad frame header, then zeros (issue 61, attack 9): the stream's error, exit 1,
+    /// never a crash (stdin used to be relayed through a pipe whose writer trapped on EPIPE).
+    func testAMalformedStreamOnStdinIsAnErrorNotACrash() throws {
+        // Under a pipe's 64 KiB, so this test's own write ends before scanlua stops reading (the
+        // attack's 300 KB would make the writer, not scanlua, meet the closed pipe).
+        var crash = Data("YUV4MPEG2 W64 H48 F2:1 Cmono\nFRAMEX\n".utf8)
+        crash.append(Data(count: 60_000))
+        for _ in 0..<6 {
+            let r = try CLI.run(["watch", "--no-default-scripts", "-"], stdin: crash)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("-: bad frame header at byte 3108"), r.stderr)  // after the first frame (FRAMEX takes 3072 bytes)
+            XCTAssertFalse(r.stderr.contains("Fatal error"), r.stderr)
+        }
+    }
+
     func testOnceROIAndLimits() throws {
         let once = try accepted(["--once", y4m])
         XCTAssertEqual(once.codes, ["0:A"])
@@ -138,9 +153,9 @@ final class WatchCommandTests: XCTestCase {
         let p = Process()
         p.executableURL = CLI.binary
         p.arguments = ["watch", "--no-default-scripts", "--quiet", "--duplicates", "all", "--timeout", "4", "--new-only", dir.path]
-        let out = Pipe()
+        let out = Pipe(), err = Pipe()
         p.standardOutput = out
-        p.standardError = Pipe()
+        p.standardError = err
         try p.run()
         Thread.sleep(forTimeInterval: 1)
         try FileManager.default.copyItem(atPath: CLI.fixture("qrcode.png"), toPath: dir.appendingPathComponent("new.png").path)
@@ -154,8 +169,13 @@ final class WatchCommandTests: XCTestCase {
         let records = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         let seen = records.map { (($0["source"] as? String ?? "") as NSString).lastPathComponent + "=" + ($0["text"] as? String ?? $0["error"] as? String ?? "") }
-        XCTAssertEqual(seen.sorted(), ["broken.png=not an image: no JPEG, PNG or PNM signature", "moved.png=scanlua-Code128 ok",
-                                       "new.png=https://example.com/scanlua"])
+        XCTAssertEqual(seen.sorted(), ["moved.png=scanlua-Code128 ok", "new.png=https://example.com/scanlua"])
+        // Files that are no image, whatever their name, are read by content and named on stderr
+        // (records with --empty-records): nothing is passed over without a word.
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        for name in ["broken.png", "notes.txt"] {
+            XCTAssertTrue(said.contains("\(name): skipped: no signature of JPEG, PNG, PNM"), said)
+        }
     }
 
     /// Issue 24 item 1: a watched folder waits for a whole file and scans each content once, and

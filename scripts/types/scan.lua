@@ -26,7 +26,8 @@
 ---@field modifiers string[] `gs1`, `aim`
 ---@field addon? string      EAN-2/EAN-5 add-on digits next to an EAN/UPC code
 ---@field source string      file path, `-`, or `simulate`
----@field frame integer      frame index within the source (0 for still images)
+---@field frame integer      frame index within the source (0 for still images; an animated GIF's frame)
+---@field page? integer      a document's page (PDF, TIFF), from 1; nil for images and streams
 ---@field time integer       capture time, whole seconds since 1970 (`os.date(fmt, ev.time)` works)
 ---@field time_ms integer    capture time, milliseconds since 1970
 ---@field fields? table      what a Lua decoder's value carried for its parser (`fields = {...}`)
@@ -85,6 +86,8 @@
 ---@field roi? string                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
 ---@field threads? integer               Decoding threads (default: one per core). Records are the same whatever the number.
 ---@field time_budget? number            Seconds per image file for the passes after the first: once spent, the rest are skipped and the record's warnings say so (default: fast 1, balanced 2, thorough 10; 0 = no limit).
+---@field dpi? integer                   Resolution PDF pages are rendered at (default 300; 600 for small codes).
+---@field pages? string                  Read only these pages (or frames) of a PDF, TIFF or GIF, from 1: 1-3,7 or 5- .
 ---@field duplicates? "once"|"interval"|"consecutive"|"all" once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.
 ---@field interval? number               For --duplicates interval (default 1), in frame capture time.
 ---@field once? boolean                  Stop after the first accepted code (exit 0, printing it).

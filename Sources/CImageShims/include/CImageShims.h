@@ -45,6 +45,28 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
 int scanlua_png_decode(const void *buf, size_t len, uint64_t max_pixels,
                        unsigned channels, scanlua_gray_image *out, char *err, size_t errlen);
 
+/* The other formats, each in its own file and library, with the same status codes and
+** size check (before any pixel allocation). source_width and source_height are the
+** image's own size where the decoder resampled it (a fax's unequal resolutions). */
+
+/* TIFF (tiff_shims.c, libtiff): the number of pages (directories that are not
+** thumbnails, at most max_pages), or -1 with err set. */
+int scanlua_tiff_pages(const void *buf, size_t len, uint32_t max_pages, char *err, size_t errlen);
+/* TIFF page `page` (0-based), oriented, resampled to square pixels. */
+int scanlua_tiff_decode(const void *buf, size_t len, uint32_t page, uint64_t max_pixels, unsigned channels,
+                        scanlua_gray_image *out, char *err, size_t errlen);
+/* WebP (webp_shims.c, libwebp): a still image or an animation's first frame. */
+int scanlua_webp_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned channels,
+                        scanlua_gray_image *out, char *err, size_t errlen);
+/* HEIF/HEIC/AVIF (heif_shims.c, libheif): the primary image, transformations applied. */
+int scanlua_heif_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned channels,
+                        scanlua_gray_image *out, char *err, size_t errlen);
+/* GIF (gif_shims.c, giflib): the number of frames (at most max_frames), or -1 with err set. */
+int scanlua_gif_frames(const void *buf, size_t len, uint32_t max_frames, char *err, size_t errlen);
+/* GIF frame `frame` (0-based): the canvas after it is drawn. */
+int scanlua_gif_decode(const void *buf, size_t len, uint32_t frame, uint64_t max_pixels, unsigned channels,
+                       scanlua_gray_image *out, char *err, size_t errlen);
+
 /* }============================================================ */
 
 /* {====================== Image encoding ======================} */

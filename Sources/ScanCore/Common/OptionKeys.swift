@@ -15,6 +15,7 @@ package struct OptionKey<Value>: Sendable {
 }
 
 extension OptionKey where Value == String {
+    package static var pages: Self { Self("pages") }
     package init(_ name: String) { self.init(name: name) { if case .string(let s) = $0 { s } else { nil } } }
 }
 
@@ -125,6 +126,7 @@ extension OptionKey where Value == Effort {
 extension OptionKey where Value == Int {
     package static var threads: Self { Self("threads") }
     package static var maxPixels: Self { Self("max_pixels") }
+    package static var dpi: Self { Self("dpi") }
     package static var maxFrames: Self { Self("max_frames") }
     package static var instructionLimit: Self { Self("instruction_limit") }
     package static var memoryLimit: Self { Self("memory_limit") }

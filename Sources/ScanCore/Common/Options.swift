@@ -197,7 +197,7 @@ extension Option {
         (OptionGroup.output, [
             Option("format", "--format", .choice(["ndjson", "text"]), "ndjson|text",
                    "ndjson (default): one JSON object per symbol on stdout.\ntext: zbarimg style, e.g. QR-Code:hello, with payloads below."),
-            Option("raw", "--raw", .flag, "", "Print only the decoded texts, one per line (like zbarimg --raw)."),
+            Option("raw", "--raw", .flag, "", "Print only the decoded texts, one per line (like zbarimg --raw), byte for byte:\nfor pipes (--format text shows control characters escaped, as \\e)."),
             Option("empty_records", "--empty-records", .flag, config: true,
                    "A record for each image in which nothing was read too, so every input is accounted for:\n{\"source\":...,\"frame\":0,\"symbols\":0} (text: a line on stderr)."),
             Option("quiet", "--quiet", .flag, "", short: "-q", "No status line, progress line or closing summary on stderr."),
@@ -219,6 +219,10 @@ extension Option {
                    "Seconds per image file for the passes after the first: once spent, the rest are\nskipped and the record's warnings say so (default: fast 1, balanced 2, thorough 10;\n0 = no limit)."),
             Option("max_pixels", "--max-pixels", .integer(1...Int(UInt32.max) * 16), "N",
                    "Refuse images larger than N pixels, from the header (default 50000000: a 50 MP photo;\nwith the decoders' shared budget this keeps a scan under about 300 MB)."),
+            Option("dpi", "--dpi", .integer(36...1200), "N", config: true,
+                   "Resolution PDF pages are rendered at (default 300; 600 for small codes)."),
+            Option("pages", "--pages", .text, "LIST", config: true,
+                   "Read only these pages (or frames) of a PDF, TIFF or GIF, from 1: 1-3,7 or 5- ."),
         ]),
         // Which codes become events (scan and watch)
         (OptionGroup.session, [

@@ -159,6 +159,8 @@ package final class DecodePlan {
         var symbols: [Symbol] = []
         var order = StillOrder.fallback
         var still = false
+        /// The page of a document decoded here (0-based), in the bytes `data` holds.
+        var page = 0
         do throws(ImageError) {
             switch item {
             case .frame(let f):
@@ -173,9 +175,15 @@ package final class DecodePlan {
                 case .data(let d, _): data = d
                 case .stdin: data = FileHandle.standardInput.readDataToEndOfFile()
                 case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
+                case .skipped(let path, let reason): throw .skipped(path: path, reason: reason)
+                case .page(let doc, let i):
+                    (data, page) = doc.bytes(of: i)
+                    if doc.numbering == .pages { info.page = i + 1 } else { info.index = i }
+                    // The same page of the same bytes is the same scan (idempotency keys).
+                    info.content = doc.content + "#\(i)"
                 }
             }
-            if let data { info.content = ContentHash.hex(data) }
+            if let data, info.content == nil { info.content = ContentHash.hex(data) }
             // Its size from the header, read once, before anything is decoded (over --max-pixels:
             // the loader refuses it below, holding nothing).
             let header = data.flatMap(ImageHeader.size)
@@ -196,7 +204,10 @@ package final class DecodePlan {
                 info.width = size.width
                 info.height = size.height
             } else {
-                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if full == nil, let data { full = try loader.decode(data, name: info.source, page: page) }
+                // A format whose header gives no cheap size (TIFF, WebP, HEIF, a PDF page): its
+                // pixels join the shared budget once decoded, for the passes that copy them.
+                if held == 0, header == nil, let image = full { held = pixels.acquire(image.width * image.height) }
                 if let image = full { info.warnings = image.warnings; info.width = image.width; info.height = image.height }
                 if let image = full, let k = pyramid.reduction(width: image.width, height: image.height) {
                     small = (image.reduced(by: k), k)
@@ -209,7 +220,7 @@ package final class DecodePlan {
                     && !(still && Self.hasSmallCodes(symbols, k: small.k))
             }
             if !trustSmall || keepImages, clock.allows("the full-size pass", &info) {
-                if full == nil, let data { full = try loader.decode(data, name: info.source) }
+                if full == nil, let data { full = try loader.decode(data, name: info.source, page: page) }
                 if let image = full {
                     info.width = image.width
                     info.height = image.height
@@ -421,8 +432,24 @@ package final class DecodePlan {
                     symbols = Symbol.resolvingEANConflicts(Symbol.merged(symbols + judged(opinions)))
                 }
             }
+            // A PDF page (not `fast`): each region that looks like a linear code and holds none
+            // read is rendered again at twice the resolution, by itself (small codes, which
+            // paperless-ngx users read at 600 dpi); a page of text has none and is rendered once.
+            if still, order != .fallback, let data, let image = full, PDFCodec.matches([UInt8](data.prefix(ImageFormat.headLength))),
+               clock.allows("the PDF regions at twice the resolution", &info) {
+                for box in Self.pdfRegions(in: image, skipping: symbols.map(\.bbox)) {
+                    guard clock.allows("the PDF regions at twice the resolution", &info) else { break }
+                    let twice = Box(x: box.x * 2, y: box.y * 2, width: box.width * 2, height: box.height * 2)
+                    guard let crop = try? PDFCodec.render(data, page: page, dpi: loader.options.dpi * 2, crop: twice, name: info.source,
+                                                          options: loader.options) else { continue }
+                    let read = run(on: crop, info: info, order: order, afterSmallPass: true, region: nil)
+                    symbols = Symbol.merged(symbols + read.map { $0.scaled(down: 2).offset(dx: box.x, dy: box.y) })
+                }
+            }
         } catch {
-            return DecodedFrame(info: FrameInfo(source: info.source), outcome: .failure(error), image: nil, arrival: arrival)
+            var failed = FrameInfo(source: info.source, index: info.index)
+            failed.page = info.page
+            return DecodedFrame(info: failed, outcome: .failure(error), image: nil, arrival: arrival)
         }
         // A region that misses the frame entirely is a mistake to name, not an empty frame.
         if let region, info.width > 0, info.height > 0, region.box(inWidth: info.width, height: info.height) == nil {
@@ -432,12 +459,22 @@ package final class DecodePlan {
         }
         // Decoders put corners one past the last module, and a scaled pass rounds outwards: points
         // stay inside the frame.
+        // A page resampled to square pixels (a fax): points in the page's own pixels.
+        if let image = full, let own = image.ownSize {
+            let sx = Double(own.width) / Double(image.width), sy = Double(own.height) / Double(image.height)
+            symbols = symbols.map { $0.resampled(x: sx, y: sy) }
+            info.width = own.width
+            info.height = own.height
+        }
         let inside = Symbol.droppingPiecesOfI25(Symbol.droppingLinearInsideMatrix(symbols)).map { $0.clamped(width: info.width, height: info.height) }
         // Frame observers get a still's bytes (a copy in color and in its format) and a video frame's pixels.
         var decoded = DecodedFrame(info: info, outcome: .success(inside), image: keepImages || (keepFrames && !still) ? full : nil,
                                    arrival: arrival)
         decoded.still = still
-        if keepFrames && still { decoded.bytes = data }
+        if keepFrames && still {
+            decoded.bytes = data
+            decoded.page = page
+        }
         return decoded
     }
 
@@ -448,6 +485,13 @@ package final class DecodePlan {
         Array(GrayLinear.unread(in: image, scale: k, skipping: skipping)
             .filter(\.isCodeShaped).compactMap { $0.box(inside: bounds) }
             .filter { $0.width * $0.height <= pixels }.prefix(unreadRegions))
+    }
+
+    /// The regions of a rendered PDF page worth rendering again at twice its resolution: those
+    /// that look like linear codes and hold none of `skipping`, at most ``unreadRegions``.
+    package static func pdfRegions(in page: GrayImage, skipping: [Box]) -> [Box] {
+        unreadLinearRegions(in: page, k: 1, skipping: skipping, inside: Box(x: 0, y: 0, width: page.width, height: page.height),
+                            atMost: tiledAbove / 4)
     }
 
     /// The part of a `width` x `height` image that `region` names, or the whole image (a region
@@ -650,3 +694,12 @@ private final class SymbolSlots: Sendable {
     var all: [Symbol] { slots.withLock { $0.flatMap { $0 } } }
 }
 
+extension Symbol {
+    /// The symbol with its points scaled by `x` across and `y` down.
+    func resampled(x: Double, y: Double) -> Symbol {
+        var s = self
+        s.points = points.map { Point(x: Int((Double($0.x) * x).rounded()), y: Int((Double($0.y) * y).rounded())) }
+        s.bbox = Box(enclosing: s.points)
+        return s
+    }
+}

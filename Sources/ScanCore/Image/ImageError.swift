@@ -2,7 +2,7 @@
 package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file could not be read (errno text).
     case unreadable(path: String, reason: String)
-    /// The bytes are a known format we do not decode (GIF, WebP, TIFF, ...).
+    /// The bytes are a known format we do not decode (JPEG 2000, an MP4 video, ...).
     case unsupportedFormat(path: String, format: String)
     /// The bytes are no image format we know.
     case unknownFormat(path: String)
@@ -12,13 +12,15 @@ package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     case corrupt(path: String, format: String, reason: String)
     /// The header's dimensions exceed the pixel limit; nothing was allocated.
     case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    /// A file found in a folder that is no image or document: not a failed input.
+    case skipped(path: String, reason: String)
     /// `--roi` (as given) lies wholly outside this width x height image: nothing could be decoded.
     case regionOutside(path: String, region: String, width: Int, height: Int)
 
     package var path: String {
         switch self {
         case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p), .empty(let p),
-             .corrupt(let p, _, _), .tooLarge(let p, _, _, _), .regionOutside(let p, _, _, _):
+             .corrupt(let p, _, _), .tooLarge(let p, _, _, _), .regionOutside(let p, _, _, _), .skipped(let p, _):
             return p
         }
     }
@@ -27,9 +29,10 @@ package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     package var reason: String {
         switch self {
         case .unreadable(_, let r): return "cannot read file: \(r)"
-        case .unsupportedFormat(_, let f): return "unsupported image format \(f) (scanlua reads JPEG, PNG and PGM/PPM)"
-        case .unknownFormat: return "not an image: no JPEG, PNG or PNM signature"
+        case .unsupportedFormat(_, let f): return "unsupported format \(f) (scanlua reads \(ImageFormat.readable))"
+        case .unknownFormat: return "not an image or document: no signature of \(ImageFormat.readable)"
         case .empty: return "empty file"
+        case .skipped(_, let r): return "skipped: \(r)"
         case .corrupt(_, let f, let r): return "corrupt \(f): \(r)"
         case .tooLarge(_, let w, let h, let limit):
             // A hostile header's sizes can overflow their product: then it is only named as over.

@@ -25,19 +25,10 @@ enum JPEGHeader {
     }
 }
 
-/// An image file's size from its header (JPEG's frame header, PNG's IHDR), without decoding:
-/// what the decoding threads' shared pixel budget reserves before the pixels exist.
+/// An image file's size from its header (JPEG's frame header, PNG's IHDR, ...), without
+/// decoding: what the decoding threads' shared pixel budget reserves before the pixels exist.
 enum ImageHeader {
     static func size(_ data: Data) -> (width: Int, height: Int)? {
-        switch ImageFormat.sniff(data) {
-        case .jpeg: return JPEGHeader.size(data)
-        case .png:
-            guard data.count >= 24 else { return nil }
-            let b = [UInt8](data.prefix(24))
-            func be32(_ i: Int) -> Int { Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3]) }
-            let w = be32(16), h = be32(20)
-            return w > 0 && h > 0 && w < 1 << 24 && h < 1 << 24 ? (w, h) : nil
-        default: return nil
-        }
+        ImageFormat.sniff(data).codec?.size(data)
     }
 }

@@ -15,6 +15,8 @@ package struct DecodedFrame: Sendable {
     package var still = false
     /// An image file's bytes, kept for frame observers (a copy in color, in its own format).
     package var bytes: Data?
+    /// Which page of `bytes` the frame is (0-based).
+    package var page = 0
 }
 
 /// Limits of a scanning session.

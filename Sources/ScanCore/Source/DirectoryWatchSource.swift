@@ -1,6 +1,6 @@
 import Foundation
 
-/// A directory watched as a consume folder: the image files already in it and its subfolders
+/// A directory watched as a consume folder: the files already in it and its subfolders
 /// are scanned at the start (unless `newOnly`, `--new-only`), then each file that appears or
 /// changes in it or any folder below it (including folders made while watching), once it is
 /// complete, and once per content.
@@ -13,6 +13,10 @@ import Foundation
 /// Once per content: a path is not scanned again while its bytes are those it had when it was
 /// last scanned (`touch`, a copy of the same file over it); new bytes are scanned. A file
 /// deleted or moved away is forgotten.
+///
+/// Files are read by content, not by name: a document's pages are handed over one by one, and
+/// a file that is no image or document is skipped with a word (an error record with
+/// `--empty-records`), never silently.
 package final class DirectoryWatchSource: FrameSource {
     package let name: String
     package var isLive: Bool { false }
@@ -21,6 +25,9 @@ package final class DirectoryWatchSource: FrameSource {
     package let settle: TimeInterval
     private let watch: DirectoryWatch
     private var pending: [String] = []
+    /// The pages of the document being handed out.
+    private var pages: [Input] = []
+    private let options: DecodeOptions
     /// Files written lately, each with when it may be taken and its size and time then.
     private var settling: [String: (due: Date, stamp: Stamp)] = [:]
     /// Each path's ContentHash when it was last handed out.
@@ -38,13 +45,15 @@ package final class DirectoryWatchSource: FrameSource {
         }
     }
 
-    package init(directory: String, newOnly: Bool = false, settle: TimeInterval = 1) throws(SourceError) {
+    package init(directory: String, newOnly: Bool = false, settle: TimeInterval = 1,
+                 options: DecodeOptions = DecodeOptions(maxPixels: ImageLoader.defaultMaxPixels)) throws(SourceError) {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
             throw SourceError("\(directory): no such directory to watch")
         }
         name = directory
         self.settle = settle
+        self.options = options
         watch = try DirectoryWatch(directory: directory)  // before listing: no file falls between
         guard !newOnly else { return }
         // What is there already is scanned at once, except a file written in the last `settle`
@@ -59,7 +68,7 @@ package final class DirectoryWatchSource: FrameSource {
         }
     }
 
-    /// The image files in a folder and below it, sorted (as scan walks a directory).
+    /// The files in a folder and below it, sorted (as scan walks a directory).
     static func images(in folder: String) -> [String] {
         Input.expand([folder]).compactMap { if case .file(let p) = $0 { return p }; return nil }
     }
@@ -68,6 +77,7 @@ package final class DirectoryWatchSource: FrameSource {
     /// (a bad file is its own error record). nil once `deadline` has passed.
     package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
         while true {
+            if !pages.isEmpty { return .file(pages.removeFirst()) }
             while let path = pending.first {
                 pending.removeFirst()
                 if let item = handOut(path) { return item }
@@ -122,7 +132,11 @@ package final class DirectoryWatchSource: FrameSource {
             let hash = ContentHash.hex(data)
             if scanned[path] == hash { return nil }
             scanned[path] = hash
-            return .file(.data(data, name: path))
+            if !data.isEmpty, ImageFormat.sniff(data) == .unknown {
+                return .file(.skipped(path, reason: "no signature of \(ImageFormat.readable)"))
+            }
+            pages = Pages.expand(.data(data, name: path), options: options)
+            return .file(pages.removeFirst())
         case .failure(let f):
             return .file(.missing(path, reason: f.reason))  // its error record names the reason
         }
@@ -130,6 +144,6 @@ package final class DirectoryWatchSource: FrameSource {
 
     static func isImage(_ path: String) -> Bool {
         let last = (path as NSString).lastPathComponent
-        return !last.hasPrefix(".") && Input.imageExtensions.contains((last as NSString).pathExtension.lowercased())
+        return !last.hasPrefix(".")
     }
 }

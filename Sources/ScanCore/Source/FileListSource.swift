@@ -6,10 +6,15 @@ package final class FileListSource: FrameSource {
     package var isLive: Bool { false }
     package var dropped: Int { 0 }
     package let inputs: [Input]
-    /// Image files of formats scanlua does not read that the directory walk passed over.
-    package private(set) var skipped: [String] = []
     private var index = 0
     private let stdinData: Data?
+    /// Files a directory walk found (not named as arguments): one that is no image or document is
+    /// skipped with a word, not failed.
+    private let walked: Set<String>
+    /// The pages of the document being handed out.
+    private var pages: [Input] = []
+    /// Limits for reading and counting documents.
+    private let options: DecodeOptions
 
     /// - Parameters:
     ///   - arguments: paths as given on the command line (see ``Input/expand(_:)``).
@@ -17,19 +22,20 @@ package final class FileListSource: FrameSource {
     ///     list (`--shard I/N`), so that n processes with i = 1...n together take each input once.
     ///   - excluding: a directory whose files a directory walk passes over (`--annotate`'s own
     ///     output, when it lies inside a scanned directory); files named as arguments still count.
-    package init(arguments: [String], shard: (index: Int, count: Int)? = nil, excluding: String? = nil) {
+    package init(arguments: [String], shard: (index: Int, count: Int)? = nil, excluding: String? = nil,
+                 options: DecodeOptions = DecodeOptions(maxPixels: ImageLoader.defaultMaxPixels)) {
         name = arguments.joined(separator: " ")
-        var skipped: [String] = []
-        var all = Input.expand(arguments, skipped: &skipped)
+        self.options = options
+        var all = Input.expand(arguments)
+        let named = Set(arguments)
+        walked = Set(all.compactMap { if case .file(let p) = $0, !named.contains(p) { return p }; return nil })
         if let excluding {
             let dir = URL(fileURLWithPath: excluding).standardizedFileURL.resolvingSymlinksInPath().path + "/"
-            let named = Set(arguments)
             all.removeAll { input in
                 guard case .file(let path) = input, !named.contains(path) else { return false }
                 return URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path.hasPrefix(dir)
             }
         }
-        self.skipped = skipped.sorted()
         if let shard {
             inputs = all.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
         } else {
@@ -40,16 +46,26 @@ package final class FileListSource: FrameSource {
     }
 
     /// Inputs already named (a queued job's file or bytes).
-    package init(inputs: [Input], name: String) {
+    package init(inputs: [Input], name: String, options: DecodeOptions = DecodeOptions(maxPixels: ImageLoader.defaultMaxPixels)) {
         self.name = name
         self.inputs = inputs
+        self.options = options
         stdinData = nil
+        walked = []
     }
 
+    /// The next input, a document's pages one by one.
     package func next(deadline: Date?) throws(SourceError) -> SourceItem? {
+        if !pages.isEmpty { return .file(pages.removeFirst()) }
         guard index < inputs.count else { return nil }
         defer { index += 1 }
-        if inputs[index] == .stdin { return .file(.data(stdinData ?? Data(), name: "-")) }
-        return .file(inputs[index])
+        var input = inputs[index]
+        if input == .stdin { input = .data(stdinData ?? Data(), name: "-") }
+        if case .file(let path) = input, walked.contains(path), case .success(let head) = readRegularFileHead(path, count: ImageFormat.headLength),
+           !head.isEmpty, ImageFormat.sniff(head: head) == .unknown {
+            return .file(.skipped(path, reason: "no signature of \(ImageFormat.readable)"))
+        }
+        pages = Pages.expand(input, options: options)
+        return pages.isEmpty ? .file(input) : .file(pages.removeFirst())
     }
 }

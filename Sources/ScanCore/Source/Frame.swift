@@ -4,8 +4,10 @@ import Foundation
 package struct FrameInfo: Equatable, Sendable {
     /// The file path, `-` for stdin, or the device.
     package var source: String
-    /// The frame's index within its source (0 for a still image).
+    /// The frame's index within its source (0 for a still image; an animated GIF's frame).
     package var index: Int
+    /// A document's page (PDF, TIFF), from 1; nil for images and streams.
+    package var page: Int?
     /// When the frame was captured (for files: when it was read).
     package var time: Date
     package var width: Int

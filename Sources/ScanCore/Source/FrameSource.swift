@@ -36,7 +36,12 @@ final class ByteStream {
     /// Bytes consumed so far, for error messages.
     private(set) var offset = 0
 
-    init(handle: FileHandle) { self.handle = handle }
+    /// `prefix`: bytes already read from the handle (stdin's first bytes, read to tell its kind),
+    /// given back first.
+    init(handle: FileHandle, prefix: [UInt8] = []) {
+        self.handle = handle
+        buffer = prefix
+    }
 
     /// Makes at least `n` unread bytes available unless the stream ends; returns how many are.
     @discardableResult

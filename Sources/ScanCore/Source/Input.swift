@@ -8,35 +8,26 @@ package enum Input: Equatable, Sendable {
     case data(Data, name: String)
     /// A path that could not be listed or does not exist; scanning it yields its error.
     case missing(String, reason: String)
+    /// One page (or frame) of a document or animation read into memory, 0-based.
+    case page(Document, Int)
+    /// A file found in a folder that is no image or document (by its first bytes, whatever its
+    /// name): said on stderr, or an error record with `--empty-records`; not a failed input.
+    case skipped(String, reason: String)
 
     /// What records call this input: the path, or `-` for stdin.
     package var name: String {
         switch self {
-        case .file(let p), .missing(let p, _): return p
+        case .file(let p), .missing(let p, _), .skipped(let p, _): return p
         case .stdin: return "-"
         case .data(_, let name): return name
+        case .page(let d, _): return d.name
         }
     }
 
-    /// File name endings that a directory walk picks up (case-insensitive). Files named on the
-    /// command line are always tried, whatever their name: the format comes from their bytes.
-    package static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "pgm", "ppm", "pnm"]
-
-    /// Image formats a directory walk passes over, with their names: said once each on stderr
-    /// by the scan command, so a folder of GIFs is not silently empty.
-    package static let skippedImageFormats: [String: String] = [
-        "gif": "GIF", "webp": "WebP", "tif": "TIFF", "tiff": "TIFF", "bmp": "BMP", "heic": "HEIC", "heif": "HEIF", "avif": "AVIF",
-    ]
-
     /// Expands command-line arguments into inputs: files as given, `-` as stdin, directories
-    /// recursively (image files only, hidden entries skipped, sorted by path).
+    /// recursively (every regular file whatever its name: its format comes from its bytes, and a
+    /// file that is no image becomes an error record; hidden entries skipped; sorted by path).
     package static func expand(_ arguments: [String]) -> [Input] {
-        var skipped: [String] = []
-        return expand(arguments, skipped: &skipped)
-    }
-
-    /// ``expand(_:)``, also giving the image files of other formats the walk passed over.
-    package static func expand(_ arguments: [String], skipped: inout [String]) -> [Input] {
         var inputs: [Input] = []
         let fm = FileManager.default
         for arg in arguments {
@@ -55,12 +46,7 @@ package enum Input: Equatable, Sendable {
             while let rel = walker.nextObject() as? String {
                 let last = (rel as NSString).lastPathComponent
                 if last.hasPrefix(".") { walker.skipDescendants(); continue }
-                let ext = (last as NSString).pathExtension.lowercased()
                 let full = arg.hasSuffix("/") ? arg + rel : arg + "/" + rel
-                guard imageExtensions.contains(ext) else {
-                    if skippedImageFormats[ext] != nil { skipped.append(full) }
-                    continue
-                }
                 var sub: ObjCBool = false
                 if fm.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue { found.append(full) }
             }
@@ -68,4 +54,36 @@ package enum Input: Equatable, Sendable {
         }
         return inputs
     }
+}
+
+/// A file of several pages or frames (a PDF, a TIFF, an animated GIF, images concatenated on
+/// stdin), read once: each page is an input of its own, decoded by whichever thread is free.
+package final class Document: Sendable, Equatable {
+    /// The path, or `-`.
+    package let name: String
+    package let data: Data
+    /// How many pages (or frames) are read.
+    package let count: Int
+    package let numbering: PageNumbering
+    /// Separate images one after the other (stdin): page i is the bytes in `parts[i]`.
+    package let parts: [Range<Int>]?
+    /// The file's content hash, for the pages' identities.
+    package let content: String
+
+    package init(name: String, data: Data, count: Int, numbering: PageNumbering, parts: [Range<Int>]? = nil) {
+        self.name = name
+        self.data = data
+        self.count = count
+        self.numbering = numbering
+        self.parts = parts
+        content = ContentHash.hex(data)
+    }
+
+    /// The bytes page `i` is decoded from, and its page number within them.
+    package func bytes(of i: Int) -> (data: Data, page: Int) {
+        guard let parts else { return (data, i) }
+        return (data.subdata(in: parts[i].lowerBound + data.startIndex..<parts[i].upperBound + data.startIndex), 0)
+    }
+
+    package static func == (a: Document, b: Document) -> Bool { a === b }
 }

@@ -18,9 +18,9 @@ package final class MJPEGSource: FrameSource {
     }
 
     /// Reads from an open handle; `name` is what records call the stream.
-    package init(handle: FileHandle, name: String, loader: ImageLoader = ImageLoader()) throws(SourceError) {
+    package init(handle: FileHandle, name: String, loader: ImageLoader = ImageLoader(), prefix: [UInt8] = []) throws(SourceError) {
         self.name = name
-        stream = ByteStream(handle: handle)
+        stream = ByteStream(handle: handle, prefix: prefix)
         self.loader = loader
     }
 

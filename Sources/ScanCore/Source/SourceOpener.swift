@@ -7,7 +7,8 @@ package enum SourceOpener {
     package static let kinds = ["camera", "y4m", "mjpeg", "dir"]
 
     package static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0), newOnly: Bool = false,
-                            settle: TimeInterval = 1) throws(SourceError) -> FrameSource {
+                            settle: TimeInterval = 1,
+                            options: DecodeOptions = DecodeOptions(maxPixels: ImageLoader.defaultMaxPixels)) throws(SourceError) -> FrameSource {
         var k = kind
         if k == nil {
             var isDir: ObjCBool = false
@@ -23,7 +24,7 @@ package enum SourceOpener {
         }
         switch k {
         case "camera": return try CameraSource(device: path, width: size.width, height: size.height)
-        case "dir": return try DirectoryWatchSource(directory: path, newOnly: newOnly, settle: settle)
+        case "dir": return try DirectoryWatchSource(directory: path, newOnly: newOnly, settle: settle, options: options)
         case "y4m": return try Y4MSource(path: path)
         case "mjpeg": return try MJPEGSource(path: path)
         default: return try openStdin()
@@ -37,28 +38,18 @@ package enum SourceOpener {
             + " ffmpeg -loglevel error -i \(quoted) -f yuv4mpegpipe -pix_fmt gray - | scanlua watch -"
     }
 
-    /// stdin is a y4m or an MJPEG stream: decided by its first bytes without losing them.
+    /// stdin is a y4m or an MJPEG stream: decided by its first bytes, which the reader then takes
+    /// as the start of its buffer (no thread or pipe between: each frame is handed over as soon as
+    /// its bytes are in, and a malformed stream is an error, not a write to a closed pipe).
     static func openStdin() throws(SourceError) -> FrameSource {
-        // Both parsers read stdin through their own buffer; peek through a pipe-safe copy instead.
-        let head = FileHandle.standardInput.readData(ofLength: 2)
-        if head.starts(with: Array("YU".utf8)) { return try Y4MSource(handle: SplicedStdin(prefix: head).handle, name: "-") }
-        if head.starts(with: [0xFF, 0xD8]) { return try MJPEGSource(handle: SplicedStdin(prefix: head).handle, name: "-") }
-        throw SourceError("-: stdin is neither a YUV4MPEG2 nor an MJPEG stream (use --source)")
-    }
-}
-
-/// A file handle that first yields `prefix`, then the rest of stdin (through a pipe and a thread).
-final class SplicedStdin: @unchecked Sendable {
-    let handle: FileHandle
-    init(prefix: Data) {
-        let pipe = Pipe()
-        handle = pipe.fileHandleForReading
-        let writer = pipe.fileHandleForWriting
-        Thread.detachNewThread {
-            writer.write(prefix)
-            while let chunk = try? FileHandle.standardInput.read(upToCount: 1 << 16), !chunk.isEmpty { writer.write(chunk) }
-            try? writer.close()
+        var head: [UInt8] = []
+        while head.count < 2 {
+            guard let chunk = FileHandle.standardInput.readSome(max: 2 - head.count), !chunk.isEmpty else { break }
+            head += chunk
         }
+        if head.starts(with: Array("YU".utf8)) { return try Y4MSource(handle: .standardInput, name: "-", prefix: head) }
+        if head.starts(with: [0xFF, 0xD8]) { return try MJPEGSource(handle: .standardInput, name: "-", prefix: head) }
+        throw SourceError("-: stdin is neither a YUV4MPEG2 nor an MJPEG stream (use --source)")
     }
 }
 

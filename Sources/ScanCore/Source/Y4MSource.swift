@@ -17,10 +17,11 @@ package final class Y4MSource: FrameSource {
         try self.init(handle: try FileHandle.forStream(path), name: path)
     }
 
-    /// Reads from an open handle; `name` is what records call the stream.
-    package init(handle: FileHandle, name path: String) throws(SourceError) {
+    /// Reads from an open handle; `name` is what records call the stream; `prefix`: its first
+    /// bytes, already read.
+    package init(handle: FileHandle, name path: String, prefix: [UInt8] = []) throws(SourceError) {
         name = path
-        stream = ByteStream(handle: handle)
+        stream = ByteStream(handle: handle, prefix: prefix)
         guard let line = stream.takeLine(max: 1024), line.starts(with: Array("YUV4MPEG2 ".utf8)) || line == Array("YUV4MPEG2\n".utf8) else {
             throw SourceError("\(path): not a YUV4MPEG2 stream (it must start with 'YUV4MPEG2 ')")
         }

@@ -260,4 +260,52 @@ package enum Benchmarks {
             }
         }
     }
+
+    /// `--pdf`: a 20-page 300-dpi PDF (made by scripts/make-pdf unless `document` is given)
+    /// through `scanlua scan` (pages rendered and decoded side by side), against what a user does
+    /// without it: `pdftoppm -r 300` into a folder, then `scanlua scan` of the folder. Median wall
+    /// times of `runs` runs each, what each read, and the ratio.
+    package static func pdf(document: String?, runs: Int, scanlua: String, scriptsDirectory: String?) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-pdf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var path = document ?? ""
+        if document == nil {
+            path = dir.appendingPathComponent("batch-20.pdf").path
+            let maker = (scriptsDirectory ?? "scripts") + "/make-pdf"
+            guard FileManager.default.isExecutableFile(atPath: maker), runCommand(maker, [path])?.status == 0 else {
+                Console.write("bench --pdf: cannot make the PDF with \(maker) (scripts/install-deps test installs its tools)\n")
+                return
+            }
+        }
+        guard let pdftoppm = ["/usr/bin/pdftoppm", "/usr/local/bin/pdftoppm"].first(where: FileManager.default.isExecutableFile) else {
+            Console.write("bench --pdf: pdftoppm not installed (scripts/install-deps build installs poppler-utils)\n")
+            return
+        }
+        Console.write("PDF \(path), median of \(runs) runs, \(ProcessInfo.processInfo.activeProcessorCount) cores:\n")
+        var direct: [Double] = [], rendered: [Double] = [], render: [Double] = [], folder: [Double] = []
+        var directCodes = 0, folderCodes = 0
+        for run in 0..<runs {
+            // Interleaved, so a busy moment of the machine falls on both ways alike.
+            if let r = runCommand(scanlua, ["scan", "--raw", "--no-default-scripts", "--quiet", path]) {
+                direct.append(r.seconds)
+                directCodes = r.stdout.split(separator: "\n").count
+            }
+            let pages = dir.appendingPathComponent("pages-\(run)")
+            try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+            guard let a = runCommand(pdftoppm, ["-r", "300", "-gray", path, pages.appendingPathComponent("p").path]),
+                  let b = runCommand(scanlua, ["scan", "--raw", "--no-default-scripts", "--quiet", pages.path]) else { continue }
+            render.append(a.seconds)
+            folder.append(b.seconds)
+            rendered.append(a.seconds + b.seconds)
+            folderCodes = b.stdout.split(separator: "\n").count
+            try? FileManager.default.removeItem(at: pages)
+        }
+        guard !direct.isEmpty, !rendered.isEmpty else { return }
+        Console.write(String(format: "  scanlua scan doc.pdf: %.2f s, %d codes\n", median(direct), directCodes))
+        Console.write(String(format: "  pdftoppm -r 300 -gray into a folder: %.2f s, then scanlua scan of the folder: %.2f s (%d codes); together %.2f s\n",
+                             median(render), median(folder), folderCodes, median(rendered)))
+        Console.write(String(format: "  scanlua scan doc.pdf / (pdftoppm + scan of the folder): %.2fx the wall time\n",
+                             median(direct) / median(rendered)))
+    }
 }

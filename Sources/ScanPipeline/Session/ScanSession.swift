@@ -13,6 +13,9 @@ package struct SessionReport: Sendable {
     package var repeatOnlyFrames = 0
     /// Inputs that could not be read (each has its error record).
     package var failedInputs = 0
+    /// Files found in folders that are no image or document (each said on stderr, or a record
+    /// with --empty-records); they do not make a scan fail.
+    package var skippedFiles = 0
     /// Symbols the session filter let through (each has its record).
     package var accepted = 0
     /// Frames dropped because decoding was behind a live camera.
@@ -117,7 +120,9 @@ package final class ScanSession {
     @discardableResult
     package func run(_ source: FrameSource, continuing: Bool = false) -> SessionReport {
         let decoders = decoders()
-        let scanner = FrameScanner(source: source, decoders: decoders, loader: ImageLoader(maxPixels: settings.maxPixels),
+        var loader = ImageLoader()
+        loader.options = settings.decodeOptions
+        let scanner = FrameScanner(source: source, decoders: decoders, loader: loader,
                                    region: settings.region, limits: settings.limits, pyramid: Pyramid(effort: settings.effort),
                                    stillOrder: [.fast: .fallback, .balanced: .recheck, .thorough: .together][settings.effort]!,
                                    keepFrames: !observers.isEmpty, timeBudget: settings.timeBudget, workers: settings.threads)
@@ -157,6 +162,10 @@ package final class ScanSession {
 
     private func handle(_ frame: DecodedFrame, sessionDecoders: [FrameDecoder], frameHooks: Bool) {
         switch frame.outcome {
+        case .failure(.skipped(let path, let reason)):
+            report.skippedFiles += 1
+            sink.skipped(ScanRecord(info: FrameInfo(source: path), inputError: "skipped: \(reason)"))
+            onFrame?(report, 0)
         case .failure(let error):
             report.failedInputs += 1
             let record = ScanRecord(info: frame.info, inputError: error.reason)
@@ -189,8 +198,9 @@ package final class ScanSession {
             onFrameDecoded?(frame.arrival)
             onFrame?(report, accepted.count)
             if !observers.isEmpty {
-                let seen = ObservedFrame(info: frame.info, still: frame.still, bytes: frame.bytes, image: frame.image, symbols: symbols,
+                var seen = ObservedFrame(info: frame.info, still: frame.still, bytes: frame.bytes, image: frame.image, symbols: symbols,
                                          records: records, report: report)
+                seen.page = frame.page
                 for o in observers { o.frameDone(seen) }
             }
         }
@@ -261,7 +271,7 @@ package final class ScanSession {
         let type: String = { if case .string(let t)? = payload["type"] { return t }; return "raw" }()
         let time = ISO8601DateFormatter.string(from: record.info.time, timeZone: TimeZone(identifier: "UTC")!,
                                                formatOptions: [.withInternetDateTime, .withFractionalSeconds])
-        return History.Row(time: time, source: record.info.source, frame: record.info.index, symbology: s?.symbology.rawValue ?? "",
+        return History.Row(time: time, source: record.info.source, frame: record.info.index, page: record.info.page, symbology: s?.symbology.rawValue ?? "",
                            text: s?.text ?? "", bytes: String(decoding: bytes, as: UTF8.self), payloadType: type,
                            payload: payload.serialized, actions: JSON.array(record.actions).serialized)
     }

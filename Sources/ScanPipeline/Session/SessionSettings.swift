@@ -8,6 +8,16 @@ package struct SessionSettings {
     package var region: Region?
     package var symbologies: Set<Symbology>
     package var maxPixels: Int
+    /// PDF resolution (`--dpi`) and the pages read (`--pages`), beside maxPixels.
+    package var dpi = 300
+    package var pages: PageSelection?
+    /// What the loader and the sources' document reading may cost.
+    package var decodeOptions: DecodeOptions {
+        var d = DecodeOptions(maxPixels: maxPixels)
+        d.dpi = dpi
+        d.pages = pages
+        return d
+    }
     package var limits: StreamLimits
     package var beep: Bool
     package var dryRun: Bool
@@ -61,6 +71,8 @@ package struct SessionSettings {
         s.region = try o.value(.roi)
         if let list = o[.symbologies] { (s.symbologies, s.luaDecoders) = try parseSymbologies(list, lua: luaSymbologies) }
         s.maxPixels = o[.maxPixels] ?? ImageLoader.defaultMaxPixels
+        s.dpi = o[.dpi] ?? 300
+        s.pages = try o[.pages].map(PageSelection.init(parsing:))
         s.limits = StreamLimits(maxFrames: o[.maxFrames], maxFPS: o[.maxFps], timeout: o[.timeout])
         s.beep = o[.beep] ?? false
         s.dryRun = o[.dryRun] ?? false

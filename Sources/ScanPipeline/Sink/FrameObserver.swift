@@ -8,6 +8,8 @@ package struct ObservedFrame: Sendable {
     package var still: Bool
     /// A still image's bytes as read (the file, or stdin).
     package var bytes: Data?
+    /// The page of `bytes` the frame is (0-based): a document's page, an animation's frame.
+    package var page = 0
     /// A video frame's gray pixels (a still has its `bytes` instead).
     package var image: GrayImage?
     /// Every code read in the frame, accepted or not.
@@ -28,7 +30,7 @@ package struct ObservedFrame: Sendable {
 
     /// The frame in color: a still image's bytes decoded again in color, else the gray frame.
     package func picture(loader: ImageLoader) throws(ImageError) -> RGBImage? {
-        if let bytes { return try loader.decodeColor(bytes, name: info.source) }
+        if let bytes { return try loader.decodeColor(bytes, name: info.source, page: page) }
         return image.map(RGBImage.init)
     }
 
@@ -54,7 +56,7 @@ extension FrameObserver {
     package func sessionEnded(_ report: SessionReport) {}
 }
 
-/// `scan --annotate DIR`: a copy of each input, the same size, with every code outlined and
+/// `scan --annotate DIR`: a copy of each input (each page of a document: `out/doc.p2.png`), the same size, with every code outlined and
 /// labelled, and a red frame around a photo in which nothing was read. JPEG inputs stay JPEG
 /// (quality 90), the others become PNG. Copies mirror the inputs' paths under DIR, below the
 /// folder all inputs share (`scan --annotate out photos`: `photos/lots/image001.jpg` ->
@@ -69,8 +71,8 @@ package final class AnnotatedImageWriter: FrameObserver {
     private let inputs: Set<String>
     /// The folder all inputs are in (path components), which copies leave out.
     private let common: [Substring]
-    /// The copy the current frame's records named (source -> path).
-    private var reserved: (source: String, path: String)?
+    /// The copy the current frame's records named (its source, page and frame -> path).
+    private var reserved: (source: String, page: Int?, index: Int, path: String)?
 
     package init(directory: String, loader: ImageLoader, inputs: [String]) throws(OutputFileError) {
         try makeDirectory(directory, for: "--annotate")
@@ -87,9 +89,11 @@ package final class AnnotatedImageWriter: FrameObserver {
     }
 
     package func copyPath(for info: FrameInfo, still: Bool, jpeg: Bool) -> String? {
-        if let reserved, reserved.source == info.source { return reserved.path }
-        let path = outputPath(for: info.source, ext: jpeg ? "jpg" : "png")
-        reserved = (info.source, path)
+        if let reserved, reserved.source == info.source, reserved.page == info.page, reserved.index == info.index { return reserved.path }
+        // A document's page gets its number (`doc.p2.png`), an animation's later frames theirs.
+        let part = info.page.map { ".p\($0)" } ?? (still && info.index > 0 ? ".f\(info.index)" : "")
+        let path = outputPath(for: info.source, part: part, ext: jpeg ? "jpg" : "png")
+        reserved = (info.source, info.page, info.index, path)
         return path
     }
 
@@ -132,8 +136,8 @@ package final class AnnotatedImageWriter: FrameObserver {
         return rest.isEmpty ? "image" : rest.joined(separator: "/")
     }
 
-    private func outputPath(for source: String, ext: String) -> String {
-        let stem = (relativePath(of: source) as NSString).deletingPathExtension
+    private func outputPath(for source: String, part: String, ext: String) -> String {
+        let stem = (relativePath(of: source) as NSString).deletingPathExtension + part
         var n = 1
         while true {
             let name = n == 1 ? "\(stem).\(ext)" : "\(stem)-\(n).\(ext)"

@@ -20,6 +20,8 @@ package protocol RecordSink: AnyObject {
     /// code it read was one the session filter had accepted before (`repeated` of them).
     /// `annotated`: its annotated copy, if one is written.
     func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?)
+    /// A file found in a folder that is no image or document: its record says why.
+    func skipped(_ record: ScanRecord)
     /// Hands what was written on (after each frame): returns why it could not be, or nil.
     func flush() -> String?
 }
@@ -28,6 +30,7 @@ extension RecordSink {
     package func warn(_ info: FrameInfo) {}
     package func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {}
     package func flush() -> String? { nil }
+    package func skipped(_ record: ScanRecord) {}
 }
 
 /// Writes records to stdout (symbols) and stderr (input errors in text and raw formats).
@@ -54,17 +57,19 @@ package final class RecordWriter: RecordSink {
     package init(format: OutputFormat) { self.format = format }
 
     package func nothingFound(_ info: FrameInfo, repeated: Int, annotated: String?) {
-        emptyFrame = (info.source, info.index)
+        emptyFrame = (info.source, info.index, info.page)
         guard format == .ndjson else {
             if repeated > 0 {
-                if writesEmptyRecords { Console.error("scanlua: \(info.source): \(repeated == 1 ? "1 code" : "\(repeated) codes") read again, none new (--duplicates)\n") }
+                if writesEmptyRecords { Console.error("scanlua: \(Self.place(info)): \(repeated == 1 ? "1 code" : "\(repeated) codes") read again, none new (--duplicates)\n") }
             } else if saysNothingFound || writesEmptyRecords {
-                Console.error("scanlua: \(info.source): no barcode or QR code found\n")
+                Console.error("scanlua: \(Self.place(info)): no barcode or QR code found\n")
             }
             return
         }
         guard writesEmptyRecords else { return }
-        var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index)), ("symbols", .int(0))]
+        var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index))]
+        if let page = info.page { pairs.append(("page", .int(page))) }
+        pairs.append(("symbols", .int(0)))
         if repeated > 0 { pairs.append(("repeated", .int(repeated))) }
         if !info.warnings.isEmpty { pairs.append(("warnings", .array(info.warnings.map { .string($0) }))) }
         if let annotated { pairs.append(("annotated", .string(annotated))) }
@@ -83,7 +88,7 @@ package final class RecordWriter: RecordSink {
 
     /// The last frame in which nothing was found (source and frame index: a stream's frames share
     /// their source): its warnings have no symbol record to go in.
-    private var emptyFrame: (source: String, index: Int)?
+    private var emptyFrame: (source: String, index: Int, page: Int?)?
 
     /// Records reach a pipe or a file as they are made (`watch | jq` is live; a killed scan keeps
     /// what it wrote).
@@ -97,12 +102,21 @@ package final class RecordWriter: RecordSink {
     /// time budget, a repaired JPEG).
     package func warn(_ info: FrameInfo) {
         guard format != .ndjson else {
-            guard let empty = emptyFrame, empty.source == info.source, empty.index == info.index else { return }
-            writeLine(.object([("source", .string(info.source)), ("frame", .int(info.index)),
-                               ("warnings", .array(info.warnings.map { .string($0) }))]))
+            guard let empty = emptyFrame, empty.source == info.source, empty.index == info.index, empty.page == info.page else { return }
+            var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index))]
+            if let page = info.page { pairs.append(("page", .int(page))) }
+            pairs.append(("warnings", .array(info.warnings.map { .string($0) })))
+            writeLine(.object(pairs))
             return
         }
-        for w in info.warnings { Console.error("scanlua: \(info.source): warning: \(w)\n") }
+        for w in info.warnings { Console.error("scanlua: \(Self.place(info)): warning: \(w)\n") }
+    }
+
+    /// A record with `--empty-records` in NDJSON, else a line on stderr: nothing is passed over
+    /// without a word, and a stray text file in a folder is not an error.
+    package func skipped(_ record: ScanRecord) {
+        if format == .ndjson && writesEmptyRecords { return write(record) }
+        Console.error("scanlua: \(Self.place(record.info)): \(record.inputError ?? "skipped")\n")
     }
 
     package func write(_ record: ScanRecord) {
@@ -114,25 +128,33 @@ package final class RecordWriter: RecordSink {
             emit(line, summary: record.summary)
         case .text, .raw:
             if let error = record.inputError {
-                Console.error("scanlua: \(record.info.source): \(error)\n")
+                Console.error("scanlua: \(Self.place(record.info)): \(error)\n")
                 return
             }
             guard let s = record.symbol else { return }
-            let text = format == .raw ? s.text : (namesSources ? record.info.source + ": " : "") + "\(s.symbology.label):\(s.text)"
-            Console.write(text + "\n")
-            guard format == .text else { return }
+            // --raw is byte-exact for pipes; text is for a terminal: what a code or a file name
+            // holds that the terminal would act on is shown escaped (TerminalText).
+            guard format == .text else { return Console.write(s.text + "\n") }
+            let named = namesSources || record.info.page != nil
+            let show = { (text: String) in TerminalText.escaped(text) }
+            Console.write((named ? show(Self.place(record.info)) + ": " : "") + "\(s.symbology.label):\(show(s.text))\n")
             if let summary = record.summary {
-                for line in summary.split(separator: "\n", omittingEmptySubsequences: false) { Console.write("  \(line)\n") }
+                for line in summary.split(separator: "\n", omittingEmptySubsequences: false) { Console.write("  \(show(String(line)))\n") }
             } else if let payload = record.payload, payload["type"] != .string("raw") {
-                Console.write("  payload: \(payload.serialized)\n")
+                Console.write("  payload: \(show(payload.serialized))\n")
             }
-            for e in record.emitted { Console.write("  emitted: \(e.serialized)\n") }
-            for a in record.actions { Console.write("  action: \(a.serialized)\n") }
+            for e in record.emitted { Console.write("  emitted: \(show(e.serialized))\n") }
+            for a in record.actions { Console.write("  action: \(show(a.serialized))\n") }
             for e in record.errors {
                 let who = e["parser"].map { "parser '\(Self.plain($0))'" } ?? e["rule"].map { "rule '\(Self.plain($0))'" } ?? "scripts"
-                Console.error("scanlua: \(record.info.source): \(who): \(e["message"].map(Self.plain) ?? "")\n")
+                Console.error("scanlua: \(Self.place(record.info)): \(who): \(e["message"].map(Self.plain) ?? "")\n")
             }
         }
+    }
+
+    /// What text lines call a frame's input: `doc.pdf:2` for a document's page, else the source.
+    static func place(_ info: FrameInfo) -> String {
+        info.page.map { "\(info.source):\($0)" } ?? info.source
     }
 
     private static func plain(_ j: JSON) -> String {

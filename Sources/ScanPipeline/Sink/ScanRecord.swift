@@ -51,6 +51,7 @@ package struct ScanRecord: Sendable {
         out.append(UInt8(ascii: "{"))
         key(",\"source\":", first: true); JSON.writeString(info.source, to: &out)
         key(",\"frame\":"); int(info.index)
+        if let page = info.page { key(",\"page\":"); int(page) }
         if let inputError {
             key(",\"error\":"); JSON.writeString(inputError, to: &out)
             out.append(UInt8(ascii: "}"))

@@ -60,7 +60,7 @@ package final class ScriptEngine {
     /// command-line flags win over them.
     package internal(set) var configOptions = OptionValues()
     /// Where `print`, `ctx.log` and handler warnings go.
-    package var log: (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    package var log: (String) -> Void = { FileHandle.standardError.write(Data(TerminalText.escaped($0, keepingNewlines: true).utf8)) }
     /// The records of the batch being dispatched, written by the prelude's `append_record`.
     let records = RecordBuffer()
     /// Events whose store transaction could not be committed (a full disk): the command exits 1.

@@ -294,7 +294,7 @@ end
 -- summary} when there are any.
 -- core.batch_done counts the events finished, so the host can go on after a dispatcher
 -- failure (memory exhausted between handlers) with only that one event lost to it.
-local event_from, SLOTS = core.event_from, 13
+local event_from, SLOTS = core.event_from, 14
 local done = 0
 local waiting, settle = core.waiting, core.settle
 function core.dispatch_batch(values, n)

@@ -122,9 +122,8 @@ local function fill_sandbox()
       if type(path) ~= "string" then error("bad argument #1 to 'open' (string expected, got " .. type(path) .. ")", 2) end
       mode = mode or "r"
       if mode ~= "r" and mode ~= "rb" then return nil, path .. ": only reading is allowed in the sandbox (mode 'r')" end
-      if not host.loader.path_allowed(path) then
-        return nil, path .. ": outside the directories scripts may read (the working directory and script directories)"
-      end
+      local allowed, why = host.loader.path_allowed(path)
+      if not allowed then return nil, path .. ": " .. why end
       return io.open(path, mode)
     end,
   }

@@ -96,13 +96,13 @@ end
 -- Shared by every event proxy: its metatable's __index is the event's fields.
 local function proxy_pairs(proxy) return event_pairs(dgetmetatable(proxy).__index) end
 
--- The event for values b[k..k+12] of a host batch (LuaEvent.swift, `eventSlots`): its fields
+-- The event for values b[k..k+13] of a host batch (LuaEvent.swift, `eventSlots`): its fields
 -- table and the read-only proxy handlers see. Table constructors with constant keys are the
 -- cheapest way Lua has to make these tables.
 local function event_from(b, k)
   local fields = setmetatable({ symbology = b[k], text = b[k + 1], bytes = b[k + 2], charset = b[k + 3],
     orientation = b[k + 4], quality = b[k + 5], source = b[k + 6], frame = b[k + 7], time = b[k + 8] // 1000, time_ms = b[k + 8],
-    addon = b[k + 10] or nil, decoder = b[k + 11], symbology_id = b[k + 12] or nil,
+    addon = b[k + 10] or nil, decoder = b[k + 11], symbology_id = b[k + 12] or nil, page = b[k + 13] or nil,
     [NESTED] = b[k + 9] or NO_NESTED }, fields_mt)
   return fields, setmetatable({}, { __index = fields, __newindex = readonly_error, __pairs = proxy_pairs,
     __metatable = "read-only" })

@@ -42,7 +42,11 @@ package final class PostgresDatabase: StoreConnection {
 
     /// A sandboxed script's statement that reaches outside the database is refused unsent.
     private func guardStatement(_ sql: String) throws(StoreError) {
-        guard sandboxed, hostDepth == 0, let reason = PostgresGuard.refusal(of: sql) else { return }
+        guard hostDepth == 0 else { return }
+        if PostgresGuard.controlsTransactions(sql) {
+            throw StoreError(code: 23, message: "not authorized: \(StoreLimits.transactionRefusal)", sql: sql, database: "PostgreSQL")
+        }
+        guard sandboxed, let reason = PostgresGuard.refusal(of: sql) else { return }
         throw StoreError(code: 23, message: "not authorized: \(reason) (a sandboxed script; --trust lifts this)", sql: sql, database: "PostgreSQL")
     }
 

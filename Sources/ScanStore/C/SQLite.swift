@@ -120,6 +120,9 @@ private final class Sandbox {
             return "ATTACH is not allowed in scanlua's store"
         case SQLITE_DETACH:
             return "DETACH is not allowed in scanlua's store"
+        case SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
+            // A statement's own (VACUUM's, while it steps) and the host's are fine.
+            return host || stepping ? nil : StoreLimits.transactionRefusal
         case SQLITE_PRAGMA:
             let name = (a ?? "").lowercased()
             if StoreLimits.schemaPragmas.contains(name) || (b == nil && StoreLimits.readPragmas.contains(name)) { return nil }
@@ -151,6 +154,11 @@ private final class Sandbox {
 extension StoreLimits {
     /// Tables only the host writes: the outbox of deliveries and the scan history.
     package static let hostTables: Set<String> = ["scanlua_outbox", "scanlua_history"]
+
+    /// Why a script may not begin, end or split a transaction: the host commits each event's
+    /// writes with its record, or rolls them back (a rule failed, `--dry-run`).
+    package static let transactionRefusal = "transaction control belongs to scanlua (BEGIN, COMMIT, END, ROLLBACK, SAVEPOINT and RELEASE"
+        + " are refused: an event's writes commit with its record, or roll back when a rule fails or with --dry-run)"
 }
 
 /// One SQLite connection, closed in deinit. Not thread-safe: use it on one thread.
@@ -368,7 +376,7 @@ package final class Database: StoreConnection {
     package var dialect: SQLDialect { .sqlite }
     /// BEGIN IMMEDIATE takes the write lock first, so a second process waits for its busy timeout
     /// instead of failing on a lock upgrade.
-    package func begin() throws(StoreError) { try execute("BEGIN IMMEDIATE") }
+    package func begin() throws(StoreError) { try asHost { () throws(StoreError) in try execute("BEGIN IMMEDIATE") } }
 
     private func bind(_ stmt: OpaquePointer, _ i: Int32, _ v: SQLValue) -> Int32 {
         // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.

@@ -8,7 +8,7 @@ enum BenchCommand {
     static let command = Command(
         name: "bench",
         abstract: "Measure Lua events per second, Lua decoders on a frame, or a video stream against zbarimg.",
-        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE] [--decoders LIST] [--effort LEVEL]\n       scanlua bench --photo [--image JPEG] [--repeat R]",
+        usage: "scanlua bench --simulate N [--repeat R] [--script FILE] [--text PREFIX]\n       scanlua bench --frame IMAGE --script FILE [--iterations N] [--repeat R] [--roi X,Y,W,H]\n       scanlua bench --stream [--frames N] [--image IMAGE] [--decoders LIST] [--effort LEVEL]\n       scanlua bench --photo [--image JPEG] [--repeat R]\n       scanlua bench --pdf [--image PDF] [--repeat R]",
         options: Option.names(in: [.bench]) + ["roi", "decoders", "effort"],
         notes: "Figures are medians of the runs; compare ratios, not times, across machines.",
         run: run)
@@ -27,6 +27,11 @@ enum BenchCommand {
         }
         func load(_ path: String) -> GrayImage? {
             do { return try ImageLoader().load(path: path) } catch { Console.error("scanlua: \(error)\n"); return nil }
+        }
+        if o[.pdf] == true {
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            try Benchmarks.pdf(document: o[.image], runs: repeats, scanlua: exe, scriptsDirectory: ScriptSetup.shippedScriptsDirectory())
+            return ExitStatus.success
         }
         if o[.photo] == true {
             let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -55,7 +60,7 @@ enum BenchCommand {
                              scriptName: script)
             return ExitStatus.success
         }
-        guard let count = o[.simulate] else { throw UsageError("missing '--simulate N', '--frame IMAGE', '--stream' or '--photo'") }
+        guard let count = o[.simulate] else { throw UsageError("missing '--simulate N', '--frame IMAGE', '--stream', '--photo' or '--pdf'") }
         try Benchmarks.simulate(engine: try engine(true), count: count, repeats: repeats, prefix: o[.prefix] ?? "BENCH-")
         return ExitStatus.success
     }

@@ -12,11 +12,12 @@ enum ExportCommand {
         usage: "scanlua export [--format csv|ndjson|json] [--csv-raw] [--since TIME] [--type TYPE] [script options]",
         options: Option.names(in: [.export]) + ["config", "db"],
         notes: """
-            Columns: time (UTC), source, frame, symbology, text, bytes (Base64), payload_type, payload
-            (JSON), actions (JSON, with their status). A session keeps history when it has a store named
-            by --db or the config's db. A code's text is chosen by whoever printed the code: CSV cells
-            that a spreadsheet would run as a formula (starting with = + - @, a tab or a CR) start with
-            a ' (OWASP's advice), unless --csv-raw; NDJSON and JSON are unchanged.
+            Columns: time (UTC), source, frame, page (a document's, or empty), symbology, text, bytes
+            (Base64), payload_type, payload (JSON), actions (JSON, with their status). A session keeps
+            history when it has a store named by --db or the config's db. A code's text is chosen by
+            whoever printed the code: CSV cells that a spreadsheet would run as a formula (starting with
+            = + - @, a tab or a CR) start with a ' (OWASP's advice), unless --csv-raw; NDJSON and JSON
+            are unchanged.
             """,
         run: run)
 
@@ -47,11 +48,11 @@ enum ExportCommand {
                     if !deliveries.isEmpty { r.actions = Self.withDeliveryStates(r.actions, deliveries) }
                     switch format {
                     case "csv":
-                        Console.write(csvLine([r.time, r.source, String(r.frame), r.symbology, r.text, r.bytes, r.payloadType, r.payload, r.actions],
+                        Console.write(csvLine([r.time, r.source, String(r.frame), r.page.map(String.init) ?? "", r.symbology, r.text, r.bytes, r.payloadType, r.payload, r.actions],
                                               neutralise: neutralise))
                     default:
                         let object = JSON.object([
-                            ("time", .string(r.time)), ("source", .string(r.source)), ("frame", .int(r.frame)),
+                            ("time", .string(r.time)), ("source", .string(r.source)), ("frame", .int(r.frame)), ("page", r.page.map { .int($0) } ?? .null),
                             ("symbology", .string(r.symbology)), ("text", .string(r.text)), ("bytes", .string(r.bytes)),
                             ("payload_type", .string(r.payloadType)),
                             ("payload", JSON(parsing: Array(r.payload.utf8)) ?? .string(r.payload)),

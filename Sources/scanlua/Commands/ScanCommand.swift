@@ -10,9 +10,11 @@ enum ScanCommand {
         usage: "scanlua scan [output options] [decoding options] [session options] [script options] [batch options] PATH...",
         arguments: """
             ARGUMENTS:
-              PATH                    An image file (JPEG, PNG, PGM/PPM; format read from its bytes),
-                                      a directory (scanned recursively for .jpg .jpeg .png .pgm .ppm .pnm,
-                                      sorted by path), or - for an image on standard input.
+              PATH                    An image or document (JPEG, PNG, PNM, TIFF, WebP, HEIF/AVIF, GIF, BMP,
+                                      PDF; the format is read from its bytes, every page of a PDF or TIFF),
+                                      a directory (every file in it and below, sorted by path; one that
+                                      is no image is named on stderr), or - for standard input (images
+                                      one after another are each read).
             """,
         options: Option.names(in: [.output, .decoding, .session, .scripts, .batch]),
         notes: """
@@ -31,7 +33,7 @@ enum ScanCommand {
         let engine = try makeEngine(o)
         let session = try makeSession(o, engine: engine, defaults: OptionValues([("duplicates", .string("all"))]))
         let shard = try o.value(.shard)
-        let source = FileListSource(arguments: args.positionals, shard: shard, excluding: o[.annotate])
+        let source = FileListSource(arguments: args.positionals, shard: shard, excluding: o[.annotate], options: session.settings.decodeOptions)
         if let writer = session.sink as? RecordWriter {
             writer.saysNothingFound = true
             writer.namesSources = source.inputs.count > 1
@@ -43,10 +45,6 @@ enum ScanCommand {
                 return ExitStatus.failure
             }
         }
-        for path in source.skipped where shard == nil || shard?.index == 1 {  // once, not once per shard
-            let format = Input.skippedImageFormats[(path as NSString).pathExtension.lowercased()] ?? "this format"
-            Console.error("scanlua: \(path): skipped: \(format) is not read (JPEG, PNG and PGM/PPM are; convert it, e.g. with ImageMagick's convert)\n")
-        }
         if source.inputs.isEmpty && shard != nil {
             Console.error("scanlua: shard \(o[.shard] ?? "") has no inputs (fewer inputs than shards)\n")
             return ExitStatus.success
@@ -55,7 +53,7 @@ enum ScanCommand {
         // Many inputs and a person watching: a progress line (cleared before each record).
         let progress = StatusLine(enabled: Console.stderrIsTerminal && source.inputs.count >= 10 && o[.quiet] != true)
         let total = source.inputs.count
-        session.onFrame = { report, _ in progress.progress(done: report.frames + report.failedInputs, total: total) }
+        session.onFrame = { report, _ in progress.progress(done: report.frames + report.failedInputs + report.skippedFiles, total: total) }
         let started = DispatchTime.now()
         let report = session.run(source)
         progress.finish(keep: false)
@@ -75,7 +73,8 @@ enum ScanCommand {
         return "scanlua: scanned " + n(r.frames + r.failedInputs, "image", "images") + " in " + String(format: "%.1f s", seconds) + ": "
             + ([n(r.accepted, "code", "codes"), n(r.emptyFrames, "image without a code", "images without a code")]
                + (r.repeatOnlyFrames > 0 ? [n(r.repeatOnlyFrames, "image with only codes read before", "images with only codes read before")] : [])
-               + [n(r.failedInputs, "unreadable input", "unreadable inputs")]).joined(separator: ", ")
+               + [n(r.failedInputs, "unreadable input", "unreadable inputs")]
+               + (r.skippedFiles > 0 ? [n(r.skippedFiles, "file that is no image", "files that are no image")] : [])).joined(separator: ", ")
     }
 }
 

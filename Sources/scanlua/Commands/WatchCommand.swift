@@ -10,8 +10,9 @@ enum WatchCommand {
         usage: "scanlua watch [stream options] [preview options] [session options] [output options] [decoding options] [script options] SOURCE",
         arguments: """
             ARGUMENTS:
-              SOURCE                  /dev/videoN (a V4L2 camera), a directory (each image file once it is
-                                      complete, once per content: see --settle), a .y4m or MJPEG file, or -
+              SOURCE                  /dev/videoN (a V4L2 camera), a directory (each file once it is complete,
+                                      once per content: see --settle; read by content, every page of a
+                                      PDF or TIFF; a file that is no image is named), a .y4m or MJPEG file, or -
                                       for a stream on stdin, e.g.
                                       ffmpeg -f v4l2 -i /dev/video0 -f yuv4mpegpipe - | scanlua watch -
                                       The kind is guessed from the path and the stream's first bytes.
@@ -21,7 +22,8 @@ enum WatchCommand {
             Defaults: --duplicates interval --interval 1. Records come in frame order; a camera's frames
             are dropped (and counted) when decoding falls behind; files and pipes are read at the
             decoders' pace. With --serve the page stays up after the source ends, until Ctrl-C.
-            EXIT STATUS: 0 a code was accepted, 4 none, 1 the source failed, 2 usage, 3 a script raised an
+            EXIT STATUS: 0 a code was accepted, 4 none, 1 the source failed or a file in a watched folder
+            could not be read (its record says why), 2 usage, 3 a script raised an
             error on some record (its errors say where).
             """,
         run: run)
@@ -52,7 +54,8 @@ enum WatchCommand {
         }
         let source: FrameSource
         do { source = try SourceOpener.open(path, kind: o[.source], size: size, newOnly: o[.newOnly] == true,
-                                               settle: o[.settle] ?? engine.configOptions[.settle] ?? 1) } catch {
+                                               settle: o[.settle] ?? engine.configOptions[.settle] ?? 1,
+                                               options: session.settings.decodeOptions) } catch {
             preview?.stop()
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure
@@ -86,6 +89,9 @@ enum WatchCommand {
             Console.error("scanlua: \(failure)\n")
             return finalStatus(report, ExitStatus.failure)
         }
+        // As scan: a file in a watched folder that could not be read is a failure (a stream's
+        // corrupt frame is that frame's error record, and the stream goes on).
+        if source is DirectoryWatchSource && report.failedInputs > 0 { return finalStatus(report, ExitStatus.failure) }
         return finalStatus(report, report.accepted > 0 ? ExitStatus.success : ExitStatus.nothingFound)
     }
 }

@@ -7,10 +7,17 @@ final class ImageLoaderTests: XCTestCase {
         XCTAssertEqual(ImageFormat.sniff(Data([0xFF, 0xD8, 0xFF, 0xE0])), .jpeg)
         XCTAssertEqual(ImageFormat.sniff(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])), .png)
         XCTAssertEqual(ImageFormat.sniff(Data("P5\n1 1\n255\n\0".utf8)), .pnm)
-        XCTAssertEqual(ImageFormat.sniff(Data("GIF89a".utf8)), .other("GIF"))
-        XCTAssertEqual(ImageFormat.sniff(Data("RIFF\0\0\0\0WEBPVP8 ".utf8)), .other("WebP"))
-        XCTAssertEqual(ImageFormat.sniff(Data([0x49, 0x49, 0x2A, 0x00])), .other("TIFF"))
+        XCTAssertEqual(ImageFormat.sniff(Data("GIF89a".utf8)).name, "GIF")
+        XCTAssertEqual(ImageFormat.sniff(Data("RIFF\0\0\0\0WEBPVP8 ".utf8)).name, "WebP")
+        XCTAssertEqual(ImageFormat.sniff(Data([0x49, 0x49, 0x2A, 0x00])).name, "TIFF")
+        XCTAssertEqual(ImageFormat.sniff(Data("%PDF-1.7\n".utf8)).name, "PDF")
         XCTAssertEqual(ImageFormat.sniff(Data("hello".utf8)), .unknown)
+        // ftyp: HEIF/AVIF stills by their brands; MP4 video is named, not read as HEIF.
+        func ftyp(_ brands: String) -> Data { Data([0, 0, 0, UInt8(8 + brands.utf8.count)] + Array("ftyp".utf8) + Array(brands.utf8)) }
+        XCTAssertEqual(ImageFormat.sniff(ftyp("heic\0\0\0\0mif1heic")).name, "HEIF/AVIF")
+        XCTAssertEqual(ImageFormat.sniff(ftyp("avif\0\0\0\0avifmif1miaf")).name, "HEIF/AVIF")
+        XCTAssertEqual(ImageFormat.sniff(ftyp("isom\0\0\u{2}\0isomiso2avc1mp41")), .other("MP4/MOV video"))
+        XCTAssertEqual(ImageFormat.sniff(ftyp("msf1\0\0\0\0msf1hevc")), .other("HEIF image sequence"))
     }
 
     func testPNGAndPNMVariantsDecodeToTheSamePixels() throws {
@@ -112,16 +119,15 @@ final class ImageLoaderTests: XCTestCase {
         }
     }
 
-    func testTextFileNamedJPGAndGIFAreNamedErrors() {
+    func testTextFileNamedJPGAndAJPEG2000AreNamedErrors() {
         let text = Fixture.path("text-named.jpg")
         XCTAssertThrowsError(try ImageLoader().load(path: text)) { error in
             XCTAssertEqual(error as? ImageError, .unknownFormat(path: text))
         }
-        let gif = Fixture.path("gif-unsupported.gif")
-        XCTAssertThrowsError(try ImageLoader().load(path: gif)) { error in
-            XCTAssertEqual(error as? ImageError, .unsupportedFormat(path: gif, format: "GIF"))
+        XCTAssertThrowsError(try ImageLoader().decode(Data([0xFF, 0x4F, 0xFF, 0x51, 0, 0]), name: "x.j2k")) { error in
+            XCTAssertEqual(error as? ImageError, .unsupportedFormat(path: "x.j2k", format: "JPEG 2000"))
             XCTAssertEqual((error as? ImageError)?.reason,
-                           "unsupported image format GIF (scanlua reads JPEG, PNG and PGM/PPM)")
+                           "unsupported format JPEG 2000 (scanlua reads JPEG, PNG, PNM, TIFF, WebP, HEIF/AVIF, GIF, BMP, PDF)")
         }
     }
 

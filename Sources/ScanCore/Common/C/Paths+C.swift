@@ -81,3 +81,41 @@ package func readRegularFile(_ path: String, followLinks: Bool = true, within ro
 package func readRegularFileNoFollow(_ path: String, limit: Int = 64 << 20) -> [UInt8]? {
     try? readRegularFile(path, followLinks: false, limit: limit).get()
 }
+
+/// The first `count` bytes of a regular file (fewer when it is shorter), refusing what is not one
+/// as ``readRegularFile(_:followLinks:within:limit:)`` does: for telling a file's format by its
+/// signature before it is read whole.
+package func readRegularFileHead(_ path: String, count: Int) -> Result<[UInt8], FileReadFailure> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return .failure(FileReadFailure(reason: String(cString: strerror(errno)))) }
+    defer { close(fd) }
+    var st = stat()
+    guard fstat(fd, &st) == 0 else { return .failure(FileReadFailure(reason: String(cString: strerror(errno)))) }
+    guard st.st_mode & S_IFMT == S_IFREG else { return .failure(FileReadFailure(reason: "not a regular file")) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var n = 0
+    while n < count {
+        let k = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + n, count - n) }
+        if k < 0 && errno == EINTR { continue }
+        if k < 0 { return .failure(FileReadFailure(reason: String(cString: strerror(errno)))) }
+        if k == 0 { break }
+        n += k
+    }
+    return .success(Array(bytes[0..<n]))
+}
+
+/// What `path` is when it exists and is not a regular file ("a FIFO", "a socket", "a device",
+/// "a directory"), else nil; links followed. Asked without opening it: opening a FIFO waits for
+/// a writer. The corresponding C function is `stat`.
+package func nonRegularKind(_ path: String) -> String? {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return nil }
+    switch st.st_mode & S_IFMT {
+    case S_IFREG: return nil
+    case S_IFDIR: return "a directory"
+    case S_IFIFO: return "a FIFO"
+    case S_IFSOCK: return "a socket"
+    case S_IFCHR, S_IFBLK: return "a device"
+    default: return "not a regular file"
+    }
+}

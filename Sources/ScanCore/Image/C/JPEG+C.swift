@@ -64,10 +64,13 @@ struct DecodedPixels {
     var height: Int
     var pixels: [UInt8]
     var warnings: [String]
+    /// The image's own size where the decoder resampled it (a fax's unequal resolutions).
+    var sourceWidth: Int
+    var sourceHeight: Int
 }
 
 /// Calls one of the setjmp-guarded decoders and maps its status to ``ImageError``.
-/// Shared by JPEG and PNG: both shims have the same signature and status codes.
+/// Shared by every shim decoder: they have the same signature and status codes.
 func decodeWithShim(
     _ data: Data, name: String, format: String, maxPixels: Int, channels: Int,
     _ decoder: (UnsafeRawPointer?, Int, UInt64, UInt32, UnsafeMutablePointer<scanlua_gray_image>?,
@@ -89,10 +92,24 @@ func decodeWithShim(
             let first = withUnsafeBytes(of: out.warning) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             warnings = ["\(format): \(first)" + (out.warnings > 1 ? " (and \(out.warnings - 1) more)" : "")]
         }
-        return DecodedPixels(width: width, height: height, pixels: pixels, warnings: warnings)
+        return DecodedPixels(width: width, height: height, pixels: pixels, warnings: warnings,
+                             sourceWidth: out.source_width > 0 ? Int(out.source_width) : width,
+                             sourceHeight: out.source_height > 0 ? Int(out.source_height) : height)
     case SCANLUA_IMAGE_TOO_LARGE:
         throw .tooLarge(path: name, width: Int(out.width), height: Int(out.height), limit: maxPixels)
     default:
         throw .corrupt(path: name, format: format, reason: reason.isEmpty ? "decoder failed" : reason)
     }
+}
+
+/// Calls one of the shims' page counters (a count, or -1 with a message).
+func countWithShim(_ data: Data, name: String, format: String,
+                   _ counter: (UnsafeRawPointer?, Int, UnsafeMutablePointer<CChar>?, Int) -> Int32) throws(ImageError) -> Int {
+    var message = [CChar](repeating: 0, count: 512)
+    let n = data.withUnsafeBytes { buf in counter(buf.baseAddress, buf.count, &message, message.count) }
+    guard n > 0 else {
+        let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .corrupt(path: name, format: format, reason: reason.isEmpty ? "no page" : reason)
+    }
+    return Int(n)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 import Synchronization
 
 // The only Swift file that writes to C's FILE streams.
@@ -49,8 +50,12 @@ package enum Console {
     /// The corresponding C function is `isatty`.
     package static var stderrIsTerminal: Bool { isatty(2) != 0 }
 
-    /// Writes text to standard error at once.
-    package static func error(_ text: String) { clearTransient(forStdout: false); FileHandle.standardError.write(Data(text.utf8)) }
+    /// Writes a message to standard error at once, its control characters shown escaped
+    /// (``TerminalText``): a file name or a payload in it cannot rewrite the terminal.
+    package static func error(_ text: String) {
+        clearTransient(forStdout: false)
+        FileHandle.standardError.write(Data(TerminalText.escaped(text, keepingNewlines: true).utf8))
+    }
 
     /// Flushes stdout. Returns the error text if anything could not be written (disk full, closed pipe).
     package static func flush() -> String? {

@@ -84,8 +84,21 @@ final class ModuleLoader {
                 shippedDepth += L.bool(at: 1) ? 1 : -1
                 return 0
             }),
+            // path_allowed(path): true, or false and why. A FIFO, socket, device or directory is refused
+            // before it is opened (opening a FIFO waits for a writer; a device never ends).
             ("path_allowed", .function { [unowned self] L throws(ScriptError) in
-                L.push(.bool(isReadable(try L.checkText(1, "io.open"))))
+                let path = try L.checkText(1, "io.open")
+                guard isReadable(path) else {
+                    L.push(.bool(false))
+                    L.push(.string("outside the directories scripts may read (the working directory and script directories)"))
+                    return 2
+                }
+                if let kind = nonRegularKind(path) {
+                    L.push(.bool(false))
+                    L.push(.string("not a regular file (\(kind))"))
+                    return 2
+                }
+                L.push(.bool(true))
                 return 1
             }),
         ])

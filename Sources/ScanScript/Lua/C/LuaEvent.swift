@@ -6,12 +6,12 @@ import ScanCore
 /// read, pushing a new one hashes it again.
 private let eventKeys = ["symbology", "text", "bytes", "charset", "orientation", "quality", "source", "frame", "time",
                          "addon", "points", "bbox", "modifiers", "siblings", "x", "y", "width", "height",
-                         "decoder", "symbology_id", "time_ms"]
+                         "decoder", "symbology_id", "time_ms", "page"]
 
 private enum Key: Int {
     case symbology = 1, text, bytes, charset, orientation, quality, source, frame, time
     case addon, points, bbox, modifiers, siblings, x, y, width, height
-    case decoder, symbologyID, timeMS
+    case decoder, symbologyID, timeMS, page
 }
 
 /// Milliseconds since 1970, an integer: `ev.time_ms`, and `ev.time` (whole seconds, so
@@ -24,10 +24,10 @@ func milliseconds(_ date: Date) -> lua_Integer {
 /// The values of one event in a batch, in this order (prelude/views.lua, `event_from`, reads them):
 /// symbology, text, bytes, charset, orientation, quality, source, frame, time (milliseconds), nested (a table
 /// of points, bbox, modifiers and siblings, or false when all are empty), addon, decoder,
-/// symbology_id (false when absent). `nested.siblings` is `{ frame, i }`: the frame's symbols as
+/// symbology_id (false when absent), page (a document's page from 1; false for other inputs). `nested.siblings` is `{ frame, i }`: the frame's symbols as
 /// plain tables, one list shared by the frame's events in the batch, and this event's place in
 /// it; prelude/views.lua makes `ev.siblings` from it when a handler first reads it.
-let eventSlots = 13
+let eventSlots = 14
 
 /// Whether two strings are the same value bit for bit: the same small string, or the same
 /// storage. Then they hold the same bytes (String's `==` also holds for canonically equivalent
@@ -110,6 +110,8 @@ extension LuaState {
             push(events[i].symbol.decoder, first ? nil : events[i - 1].symbol.decoder, k + 11)
             if let id = events[i].symbol.symbologyID { pushString(id) } else { lua_pushboolean(L, 0) }
             lua_rawseti(L, list, k + 12)
+            if let page = events[i].info.page { lua_pushinteger(L, lua_Integer(page)) } else { lua_pushboolean(L, 0) }
+            lua_rawseti(L, list, k + 13)
             k += lua_Integer(eventSlots)
         }
         if reusing {
@@ -170,6 +172,7 @@ extension LuaState {
             set(.quality, keys) { lua_pushinteger(L, lua_Integer(sib.quality)) }
             set(.source, keys) { pushString(info.source) }
             set(.frame, keys) { lua_pushinteger(L, lua_Integer(info.index)) }
+            if let page = info.page { set(.page, keys) { lua_pushinteger(L, lua_Integer(page)) } }
             set(.time, keys) { lua_pushinteger(L, milliseconds(info.time) / 1000) }
             set(.timeMS, keys) { lua_pushinteger(L, milliseconds(info.time)) }
             if let addon = sib.addon { set(.addon, keys) { pushString(addon) } }

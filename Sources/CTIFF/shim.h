@@ -1,0 +1,3 @@
+#include <stdint.h>
+#include <stdio.h>
+#include <tiffio.h>
