@@ -46,9 +46,26 @@ static void jpeg_guard_warn(j_common_ptr cinfo, int level) {
     }
 }
 
+/* Real encoders write about ten scans (libjpeg's progressive script: 10; mozjpeg's a few more);
+** a crafted progressive JPEG of thousands of empty scans takes a minute in one call. Counted
+** through libjpeg's progress monitor, as djpeg's -maxscans does. */
+#define SCANLUA_JPEG_MAX_SCANS 100
+
+static void jpeg_count_scans(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    int scans = ((j_decompress_ptr)cinfo)->input_scan_number;
+    if (scans > SCANLUA_JPEG_MAX_SCANS) {
+        jpeg_guard *g = (jpeg_guard *)cinfo->err;
+        snprintf(g->message, sizeof g->message, "more than %d progressive scans (real encoders write about ten; refused)",
+                 SCANLUA_JPEG_MAX_SCANS);
+        longjmp(g->env, 1);
+    }
+}
+
 int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned reduction,
                         unsigned channels, scanlua_gray_image *out, char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
+    struct jpeg_progress_mgr progress = { .progress_monitor = jpeg_count_scans };
     jpeg_guard guard;
     uint8_t *volatile pixels = NULL;
     uint8_t *volatile line = NULL;  /* one CMYK row, for CMYK/YCCK JPEGs */
@@ -68,6 +85,7 @@ int scanlua_jpeg_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
         return status == SCANLUA_IMAGE_OK ? SCANLUA_IMAGE_CORRUPT : status;
     }
     jpeg_create_decompress(&cinfo);
+    cinfo.progress = &progress;
     jpeg_mem_src(&cinfo, (const unsigned char *)buf, (unsigned long)len);
     jpeg_read_header(&cinfo, TRUE);
     if ((uint64_t)cinfo.image_width * cinfo.image_height > max_pixels) {

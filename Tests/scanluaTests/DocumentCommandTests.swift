@@ -138,6 +138,22 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertEqual(big.records.first?["page"] as? Int, 1)
     }
 
+    /// Issue 61, attacks 1 and 6: ancillary PNG chunks are not inflated (100 zTXt chunks of 7.9 MB
+    /// each took 4 s), and a progressive JPEG of 364 scans is refused from its scan count, while
+    /// one of 64 (jpegtran's script, a real encoder) is read.
+    func testCraftedPNGChunksAndJPEGScansAreBounded() throws {
+        let start = Date()
+        let png = try CLI.run(["scan", "--no-default-scripts", doc("png-text-chunks.png")], timed: true)
+        XCTAssertEqual(png.records.first?["text"] as? String, "PNG with text chunks", png.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "the chunks were inflated")
+        if let kb = png.peakKilobytes, ProcessInfo.processInfo.environment["SCANLUA_ASAN"] == nil { XCTAssertLessThan(kb, 150_000) }
+        XCTAssertEqual(try scan([doc("jpeg-64-scans.jpg")]).records.first?["text"] as? String, "PNG with text chunks")
+        let many = try scan([doc("jpeg-364-scans.jpg")])
+        XCTAssertEqual(many.status, 1)
+        XCTAssertEqual(many.records.first?["error"] as? String,
+                       "corrupt JPEG: more than 100 progressive scans (real encoders write about ten; refused)")
+    }
+
     /// A PDF that is no PDF (a header, then garbage) and one the renderer cannot finish in its
     /// time: error records naming the file, and the next input still read.
     func testABrokenPDFIsAnErrorRecordAndTheScanGoesOn() throws {

@@ -106,7 +106,9 @@ package final class FrameScanner: @unchecked Sendable {
             lock.lock()
             var asked = false
             while results[next] == nil && !(readerDone && next >= readCount) {
-                if stop() { asked = true; break }
+                // A source blocked in a read (a pipe gone silent) cannot see its deadline: the
+                // session ends at it all the same.
+                if stop() || deadline.map({ Date() >= $0 && next >= readCount }) == true { asked = true; break }
                 _ = lock.wait(until: Date().addingTimeInterval(0.2))
             }
             guard !asked, let item = results.removeValue(forKey: next) else {

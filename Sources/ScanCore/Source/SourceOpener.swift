@@ -6,28 +6,41 @@ package enum SourceOpener {
     /// The kinds `--source` names.
     package static let kinds = ["camera", "y4m", "mjpeg", "dir"]
 
+    /// - Parameters:
+    ///   - deadline: a stream that sends nothing (a silent pipe, a tty with no scanner) is given up
+    ///     then (`--timeout`), with an error saying so.
+    ///   - stop: asked while waiting for a stream's first bytes (a signal arrived): true gives up.
     package static func open(_ path: String, kind: String?, size: (width: Int, height: Int) = (0, 0), newOnly: Bool = false,
                             settle: TimeInterval = 1,
-                            options: DecodeOptions = DecodeOptions(maxPixels: ImageLoader.defaultMaxPixels)) throws(SourceError) -> FrameSource {
-        var k = kind
-        if k == nil {
-            var isDir: ObjCBool = false
-            if path.hasPrefix("/dev/video") { k = "camera" }
-            else if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue { k = "dir" }
-            else if path == "-" { k = "stdin" }
-            else if let head = FileHandle(forReadingAtPath: path)?.readData(ofLength: 9) {
-                k = head.starts(with: Array("YUV4MPEG2".utf8)) ? "y4m" : (head.starts(with: [0xFF, 0xD8]) ? "mjpeg" : nil)
-                if k == nil { throw SourceError("\(path): neither a YUV4MPEG2 nor an MJPEG stream" + videoHint(path)) }
-            } else {
-                throw SourceError("\(path): no such file, directory or camera")
+                            options: DecodeOptions = DecodeOptions(maxPixels: ImageLoader.defaultMaxPixels),
+                            deadline: Date? = nil, stop: () -> Bool = { false }) throws(SourceError) -> FrameSource {
+        var isDir: ObjCBool = false
+        if kind == "camera" || (kind == nil && path.hasPrefix("/dev/video")) {
+            return try CameraSource(device: path, width: size.width, height: size.height)
+        }
+        if kind == "dir" || (kind == nil && FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue) {
+            return try DirectoryWatchSource(directory: path, newOnly: newOnly, settle: settle, options: options)
+        }
+        // A stream: opened once, its kind told from its first bytes, which its reader then takes
+        // as the start of its buffer (a FIFO's bytes cannot be read twice).
+        let handle: FileHandle
+        if path == "-" { handle = .standardInput } else {
+            switch FileHandle.openStream(path) {
+            case .success(let h): handle = h
+            case .failure(let error): throw error
             }
         }
+        guard let head = handle.readHead(count: 2, deadline: deadline, stop: stop) else {
+            throw SourceError(stop() ? "\(path): stopped while waiting for the stream's first bytes"
+                              : "\(path): nothing arrived before --timeout (a silent pipe, or a device with nothing to send)")
+        }
+        let k = kind ?? (head.starts(with: Array("YU".utf8)) ? "y4m" : head.starts(with: [0xFF, 0xD8]) ? "mjpeg" : nil)
         switch k {
-        case "camera": return try CameraSource(device: path, width: size.width, height: size.height)
-        case "dir": return try DirectoryWatchSource(directory: path, newOnly: newOnly, settle: settle, options: options)
-        case "y4m": return try Y4MSource(path: path)
-        case "mjpeg": return try MJPEGSource(path: path)
-        default: return try openStdin()
+        case "y4m": return try Y4MSource(handle: handle, name: path, prefix: head)
+        case "mjpeg": return try MJPEGSource(handle: handle, name: path, prefix: head)
+        default:
+            if path == "-" { throw SourceError("-: stdin is neither a YUV4MPEG2 nor an MJPEG stream (use --source)") }
+            throw SourceError("\(path): neither a YUV4MPEG2 nor an MJPEG stream" + videoHint(path))
         }
     }
 
@@ -36,20 +49,6 @@ package enum SourceOpener {
         let quoted = path.contains(" ") ? "'\(path)'" : path
         return "; for other video (MP4, MKV, AVI, ...) let ffmpeg decode it:"
             + " ffmpeg -loglevel error -i \(quoted) -f yuv4mpegpipe -pix_fmt gray - | scanlua watch -"
-    }
-
-    /// stdin is a y4m or an MJPEG stream: decided by its first bytes, which the reader then takes
-    /// as the start of its buffer (no thread or pipe between: each frame is handed over as soon as
-    /// its bytes are in, and a malformed stream is an error, not a write to a closed pipe).
-    static func openStdin() throws(SourceError) -> FrameSource {
-        var head: [UInt8] = []
-        while head.count < 2 {
-            guard let chunk = FileHandle.standardInput.readSome(max: 2 - head.count), !chunk.isEmpty else { break }
-            head += chunk
-        }
-        if head.starts(with: Array("YU".utf8)) { return try Y4MSource(handle: .standardInput, name: "-", prefix: head) }
-        if head.starts(with: [0xFF, 0xD8]) { return try MJPEGSource(handle: .standardInput, name: "-", prefix: head) }
-        throw SourceError("-: stdin is neither a YUV4MPEG2 nor an MJPEG stream (use --source)")
     }
 }
 

@@ -53,10 +53,14 @@ enum WatchCommand {
             return ExitStatus.failure
         }
         let source: FrameSource
+        // A stream that sends nothing is given up at --timeout; SIGINT/SIGTERM end the wait.
+        let deadline = session.settings.limits.timeout.map { Date().addingTimeInterval($0) }
         do { source = try SourceOpener.open(path, kind: o[.source], size: size, newOnly: o[.newOnly] == true,
                                                settle: o[.settle] ?? engine.configOptions[.settle] ?? 1,
-                                               options: session.settings.decodeOptions) } catch {
+                                               options: session.settings.decodeOptions, deadline: deadline,
+                                               stop: { Signals.received != nil }) } catch {
             preview?.stop()
+            if let signal = Signals.received { return 128 + signal }
             Console.error("scanlua: \(error)\n")
             return ExitStatus.failure
         }

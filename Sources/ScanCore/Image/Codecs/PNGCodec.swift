@@ -17,4 +17,26 @@ enum PNGCodec: ImageCodec {
     static func decodeColor(_ data: Data, page: Int, name: String, options: DecodeOptions) throws(ImageError) -> RGBImage {
         try PNGDecoder.decodeColor(data, name: name, maxPixels: options.maxPixels)
     }
+
+    /// The chunks a decode reads: the critical ones and those that change the pixels (tRNS,
+    /// gAMA, cHRM, sRGB, sBIT). Text, ICC profiles, Exif and unknown chunks are left out before
+    /// libpng sees them: 400 zTXt chunks inflating to 8 MB each took 3 GB, and no pixel depends
+    /// on them. A chunk list that does not parse is handed over whole, for libpng to name.
+    static func decodingChunks(of data: Data) -> Data {
+        let kept: Set<String> = ["IHDR", "PLTE", "IDAT", "IEND", "tRNS", "gAMA", "cHRM", "sRGB", "sBIT"]
+        let b = [UInt8](data)
+        guard b.count > 8 else { return data }
+        var out = Data(b[0..<8])
+        var i = 8
+        var dropped = false
+        while i + 12 <= b.count {
+            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length >= 0, length <= b.count - i - 12 else { return data }
+            let type = String(decoding: b[i + 4..<i + 8], as: UTF8.self)
+            if kept.contains(type) { out.append(contentsOf: b[i..<i + 12 + length]) } else { dropped = true }
+            i += 12 + length
+            if type == "IEND" { break }
+        }
+        return dropped ? out : data
+    }
 }

@@ -20,3 +20,37 @@ extension FileHandle {
         }
     }
 }
+
+extension FileHandle {
+    /// Opens a stream's path for reading without waiting for it: a FIFO with no writer yet, a
+    /// tty that is not a controlling terminal (O_NONBLOCK | O_NOCTTY), then made blocking again
+    /// for the reader. The corresponding C function is `open`.
+    static func openStream(_ path: String) -> Result<FileHandle, SourceError> {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file, directory or camera" : "cannot open: \(String(cString: strerror(errno)))"
+            return .failure(SourceError("\(path): \(reason)"))
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return .success(FileHandle(fileDescriptor: fd, closeOnDealloc: true))
+    }
+
+    /// The stream's first `count` bytes (fewer at its end), waiting for them no later than
+    /// `deadline` and only while `stop` says no (asked every 200 ms): nil when neither came.
+    /// Waits in poll(2), never in a read, so a silent pipe or tty cannot hold the caller.
+    func readHead(count: Int, deadline: Date?, stop: () -> Bool) -> [UInt8]? {
+        var head: [UInt8] = []
+        while head.count < count {
+            if stop() { return nil }
+            let left = deadline.map { $0.timeIntervalSinceNow } ?? 0.2
+            if left <= 0 { return nil }
+            var p = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, Int32(min(0.2, left) * 1000) + 1)
+            if ready < 0 && errno != EINTR { return head }
+            guard ready > 0 else { continue }
+            guard let chunk = readSome(max: count - head.count), !chunk.isEmpty else { return head }  // the end, or an error
+            head += chunk
+        }
+        return head
+    }
+}
