@@ -6,7 +6,6 @@
 */
 #include "pixels.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <libheif/heif.h>
@@ -24,21 +23,19 @@ int scanlua_heif_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     }
     struct heif_context *c = heif_context_alloc();
     if (!c) { snprintf(err, errlen, "out of memory"); return SCANLUA_IMAGE_NOMEM; }
-    /* libheif's one limit applies to width and to height: the square of max_pixels' side.
-    ** The product is checked below, from the image's header, before decoding. */
-    double side = sqrt((double)max_pixels);
-    heif_context_set_maximum_image_size_limit(c, side > 65535 ? 65535 : (int)side + 1);
+    /* libheif's one limit applies to width and to height alike (a panorama is long on one
+    ** side): its own default side, 32768; the product is checked below against max_pixels, from
+    ** the image's header, before decoding. */
+    heif_context_set_maximum_image_size_limit(c, 32768);
     struct heif_image_handle *hd = NULL;
     struct heif_image *img = NULL;
     int status = SCANLUA_IMAGE_CORRUPT;
     struct heif_error e = heif_context_read_from_memory_without_copy(c, buf, len, NULL);
     if (e.code == heif_error_Ok) e = heif_context_get_primary_image_handle(c, &hd);
     if (e.code != heif_error_Ok) {
-        if (e.subcode == heif_suberror_Security_limit_exceeded) {
-            snprintf(err, errlen, "over the limit of %llu pixels (%s)", (unsigned long long)max_pixels, e.message);
-            status = SCANLUA_IMAGE_TOO_LARGE;
-            out->width = out->height = (uint32_t)side + 1;
-        } else snprintf(err, errlen, "%s", e.message);
+        if (e.subcode == heif_suberror_Security_limit_exceeded)
+            snprintf(err, errlen, "a side over 32768 pixels, libheif's limit (%s)", e.message);
+        else snprintf(err, errlen, "%s", e.message);
         goto done;
     }
     int w = heif_image_handle_get_width(hd), h = heif_image_handle_get_height(hd);
@@ -69,5 +66,27 @@ done:
     if (img) heif_image_release(img);
     if (hd) heif_image_handle_release(hd);
     heif_context_free(c);
+    if (status != SCANLUA_IMAGE_OK) {  /* libheif's messages hold newlines: one line */
+        for (char *p = err; *p; p++) if (*p == '\n') *p = ' ';
+        for (size_t n = strlen(err); n > 0 && err[n - 1] == ' '; n--) err[n - 1] = '\0';
+    }
     return status;
+}
+
+int scanlua_heif_size(const void *buf, size_t len, uint32_t *width, uint32_t *height) {
+    pthread_once(&init_once, init_heif);
+    if (len < 12 || len > INT32_MAX || heif_check_filetype((const uint8_t *)buf, (int)len) != heif_filetype_yes_supported) return 0;
+    struct heif_context *c = heif_context_alloc();
+    if (!c) return 0;
+    heif_context_set_maximum_image_size_limit(c, 32768);
+    struct heif_image_handle *hd = NULL;
+    int ok = 0;
+    if (heif_context_read_from_memory_without_copy(c, buf, len, NULL).code == heif_error_Ok
+        && heif_context_get_primary_image_handle(c, &hd).code == heif_error_Ok) {
+        int w = heif_image_handle_get_width(hd), h = heif_image_handle_get_height(hd);
+        if (w > 0 && h > 0) { *width = (uint32_t)w; *height = (uint32_t)h; ok = 1; }
+        heif_image_handle_release(hd);
+    }
+    heif_context_free(c);
+    return ok;
 }

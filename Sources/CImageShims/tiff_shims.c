@@ -7,6 +7,7 @@
 */
 #include "pixels.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <tiffio.h>
@@ -179,4 +180,33 @@ int scanlua_tiff_decode(const void *buf, size_t len, uint32_t page, uint64_t max
     out->source_width = swap ? h : w;
     out->source_height = swap ? w : h;
     return SCANLUA_IMAGE_OK;
+}
+
+int scanlua_tiff_size(const void *buf, size_t len, uint32_t page, uint32_t *width, uint32_t *height) {
+    tiff_memory m;
+    TIFF *t = open_memory(&m, buf, len);
+    if (!t) return 0;
+    uint32_t seen = 0;
+    int found = 0;
+    do {
+        if (is_page(t) && seen++ == page) { found = 1; break; }
+    } while (TIFFReadDirectory(t));
+    uint32_t w = 0, h = 0;
+    uint16_t ori = ORIENTATION_TOPLEFT;
+    float xr = 0, yr = 0;
+    if (found) {
+        TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w);
+        TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h);
+        TIFFGetFieldDefaulted(t, TIFFTAG_ORIENTATION, &ori);
+        /* The decoded page's size: resampled to square pixels as scanlua_tiff_decode does. */
+        if (TIFFGetField(t, TIFFTAG_XRESOLUTION, &xr) && TIFFGetField(t, TIFFTAG_YRESOLUTION, &yr) && xr > 0 && yr > 0
+            && xr < 1e6 && yr < 1e6) {
+            if (xr > yr * 1.01f) h = (uint32_t)fmin((double)h * xr / yr + 0.5, 4e9);
+            else if (yr > xr * 1.01f) w = (uint32_t)fmin((double)w * yr / xr + 0.5, 4e9);
+        }
+    }
+    TIFFClose(t);
+    *width = ori >= 5 ? h : w;
+    *height = ori >= 5 ? w : h;
+    return found && w > 0 && h > 0;
 }

@@ -61,3 +61,11 @@ int scanlua_webp_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
     else WebPFree(rgba);
     return status;
 }
+
+int scanlua_webp_size(const void *buf, size_t len, uint32_t *width, uint32_t *height) {
+    WebPBitstreamFeatures f;
+    if (WebPGetFeatures((const uint8_t *)buf, len, &f) != VP8_STATUS_OK || f.width <= 0 || f.height <= 0) return 0;
+    *width = (uint32_t)f.width;
+    *height = (uint32_t)f.height;
+    return 1;
+}

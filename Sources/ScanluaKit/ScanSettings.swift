@@ -66,6 +66,8 @@ public struct ScanSettings: Sendable, Equatable {
     public var timeBudget: Double?
     /// Images larger than this many pixels are refused from their header; nil: 50,000,000.
     public var maxPixels: Int?
+    /// Input files larger than this many bytes are refused before they are read; nil: 200 MiB.
+    public var maxFileSize: Int?
     /// Resolution PDF pages are rendered at; nil: 300.
     public var dpi: Int?
     /// The pages (or frames) of a PDF, TIFF or GIF read, from 1, as `--pages` takes them (`"1-3,7"`); nil: all.
@@ -136,6 +138,7 @@ public struct ScanSettings: Sendable, Equatable {
         try set(.timeBudget, timeBudget.map { .double($0) })
         try set(.maxPixels, maxPixels.map { .int($0) })
         try set(.dpi, dpi.map { .int($0) })
+        try set(.maxFileSize, maxFileSize.map { .int($0) })
         try set(.pages, pages.map { .string($0) })
         try set(.threads, threads.map { .int($0) })
         try set(.duplicates, duplicates.map { .string($0.rawValue) })

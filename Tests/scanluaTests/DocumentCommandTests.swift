@@ -37,6 +37,13 @@ final class DocumentCommandTests: XCTestCase {
         let vector = try scan([doc("vector-qr.pdf")])
         XCTAssertEqual(texts(vector), ["https://scanlua.example/vector"], vector.stderr)
         XCTAssertEqual(vector.records.first?["page"] as? Int, 1)
+        let none = try scan(["--pages", "7", doc("three-pages.pdf")])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertEqual(none.records.map { $0["error"] as? String }, ["--pages selects none of its 3 pages"])
+        // A document is one input: a page without a code does not make it "nothing found".
+        let blank = try scan([doc("code-and-text.pdf")])
+        XCTAssertEqual(blank.status, 0, blank.stderr)
+        XCTAssertEqual(texts(blank), ["INVOICE-1001 page 1"])
         let bad = try scan(["--pages", "3-1", doc("three-pages.pdf")])
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("--pages: '3-1'"), bad.stderr)
@@ -97,6 +104,10 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertEqual(r.records.compactMap { $0["source"] as? String }, ["-", "-", "-"])
         let pdf = try Data(contentsOf: URL(fileURLWithPath: doc("three-pages.pdf")))
         XCTAssertEqual(try scan(["-"], stdin: pdf).records.map { $0["page"] as? Int }, [1, 2, 3])
+        // What follows the last whole image is said, not dropped without a word.
+        let cut = try scan(["-"], stdin: png + jpeg.prefix(300))
+        XCTAssertEqual(cut.records.count, 1)
+        XCTAssertTrue(cut.stderr.contains("-: skipped: 300 bytes after image 1 are no whole JPEG, PNG or binary PNM"), cut.stderr)
     }
 
     /// Every file of a mixed inbox is accounted for: a record per code, an error record for the
@@ -152,6 +163,29 @@ final class DocumentCommandTests: XCTestCase {
         XCTAssertEqual(many.status, 1)
         XCTAssertEqual(many.records.first?["error"] as? String,
                        "corrupt JPEG: more than 100 progressive scans (real encoders write about ten; refused)")
+    }
+
+    /// Issue 61, attack 7: a file over --max-file-size is refused before it is read (four sparse
+    /// 1000 MB files took 7.6 GB); files over 16 MiB are read one at a time.
+    func testLargeFilesAreRefusedBeforeTheyAreRead() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scanlua-size-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var paths: [String] = []
+        for i in 1...4 {
+            let path = dir.appendingPathComponent("big\(i).png").path
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])))
+            XCTAssertEqual(truncate(path, 1000 << 20), 0)  // sparse: no disk used
+            paths.append(path)
+        }
+        let start = Date()
+        let r = try CLI.run(["scan", "--no-default-scripts", "--threads", "4"] + paths, timed: true)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(Set(r.records.map { $0["error"] as? String }), ["cannot read file: larger than 200 MiB, the limit of --max-file-size"])
+        if let kb = r.peakKilobytes, ProcessInfo.processInfo.environment["SCANLUA_ASAN"] == nil { XCTAssertLessThan(kb, 150_000) }
+        let small = try scan(["--max-file-size", "1", doc("png-text-chunks.png")])
+        XCTAssertEqual(small.records.first?["text"] as? String, "PNG with text chunks", "771 KB is under 1 MiB")
     }
 
     /// A PDF that is no PDF (a header, then garbage) and one the renderer cannot finish in its

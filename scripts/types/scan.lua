@@ -86,6 +86,7 @@
 ---@field roi? string                    Decode only this region: pixels, or fractions of the frame (0.25,0.25,0.5,0.5); points stay in frame coordinates.
 ---@field threads? integer               Decoding threads (default: one per core). Records are the same whatever the number.
 ---@field time_budget? number            Seconds per image file for the passes after the first: once spent, the rest are skipped and the record's warnings say so (default: fast 1, balanced 2, thorough 10; 0 = no limit).
+---@field max_file_size? integer         Bytes an input file may have (default 200 MiB), checked before it is read.
 ---@field dpi? integer                   Resolution PDF pages are rendered at (default 300; 600 for small codes).
 ---@field pages? string                  Read only these pages (or frames) of a PDF, TIFF or GIF, from 1: 1-3,7 or 5- .
 ---@field duplicates? "once"|"interval"|"consecutive"|"all" once (each code once per session), interval (again after --interval seconds), consecutive (again when another code came between), all.

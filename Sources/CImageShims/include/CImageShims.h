@@ -61,6 +61,12 @@ int scanlua_webp_decode(const void *buf, size_t len, uint64_t max_pixels, unsign
 /* HEIF/HEIC/AVIF (heif_shims.c, libheif): the primary image, transformations applied. */
 int scanlua_heif_decode(const void *buf, size_t len, uint64_t max_pixels, unsigned channels,
                         scanlua_gray_image *out, char *err, size_t errlen);
+/* Sizes from the header, before anything is decoded (1, or 0 when the header does not say): a
+** TIFF page's as decoded (oriented, resampled), a WebP's (an animation's canvas), a HEIF's
+** primary image's (its transformations applied). */
+int scanlua_tiff_size(const void *buf, size_t len, uint32_t page, uint32_t *width, uint32_t *height);
+int scanlua_webp_size(const void *buf, size_t len, uint32_t *width, uint32_t *height);
+int scanlua_heif_size(const void *buf, size_t len, uint32_t *width, uint32_t *height);
 /* GIF (gif_shims.c, giflib): the number of frames (at most max_frames), or -1 with err set. */
 int scanlua_gif_frames(const void *buf, size_t len, uint32_t max_frames, char *err, size_t errlen);
 /* GIF frame `frame` (0-based): the canvas after it is drawn. */

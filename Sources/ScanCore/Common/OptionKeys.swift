@@ -127,6 +127,7 @@ extension OptionKey where Value == Int {
     package static var threads: Self { Self("threads") }
     package static var maxPixels: Self { Self("max_pixels") }
     package static var dpi: Self { Self("dpi") }
+    package static var maxFileSize: Self { Self("max_file_size") }
     package static var maxFrames: Self { Self("max_frames") }
     package static var instructionLimit: Self { Self("instruction_limit") }
     package static var memoryLimit: Self { Self("memory_limit") }

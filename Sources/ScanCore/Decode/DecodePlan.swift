@@ -171,11 +171,18 @@ package final class DecodePlan {
                 still = true
                 order = stillOrder
                 switch input {
-                case .file(let path): data = try loader.read(path: path)
+                case .file(let path):
+                    // A large file is read and decoded by one thread at a time: it takes the whole
+                    // shared budget, so four of them never sit in memory at once.
+                    if let size = regularFileSize(path), size > Self.largeFile, size <= loader.options.maxFileBytes {
+                        held = pixels.acquire(Int.max)
+                    }
+                    data = try loader.read(path: path)
                 case .data(let d, _): data = d
                 case .stdin: data = FileHandle.standardInput.readDataToEndOfFile()
                 case .missing(let path, let reason): throw .unreadable(path: path, reason: reason)
                 case .skipped(let path, let reason): throw .skipped(path: path, reason: reason)
+                case .failed(let error): throw error
                 case .page(let doc, let i):
                     (data, page) = doc.bytes(of: i)
                     if doc.numbering == .pages { info.page = i + 1 } else { info.index = i }
@@ -186,12 +193,16 @@ package final class DecodePlan {
             if let data, info.content == nil { info.content = ContentHash.hex(data) }
             // Its size from the header, read once, before anything is decoded (over --max-pixels:
             // the loader refuses it below, holding nothing).
-            let header = data.flatMap(ImageHeader.size)
-            if let size = header, size.width * size.height <= loader.maxPixels {
+            let codec = data.flatMap { ImageFormat.sniff($0).codec }
+            let header = data.flatMap { d in codec?.pageSize(d, page: page, options: loader.options) }
+            if held == 0, let data, data.count > Self.largeFile { held = pixels.acquire(Int.max) }
+            if held == 0, let size = header, size.width * size.height <= loader.maxPixels {
                 // With the half-size copy the level between may make (below), asked for at once:
                 // taking more later while holding this could leave two threads waiting on each other.
+                // A format whose decode holds intermediate rasters reserves them too.
                 let area = size.width * size.height
-                held = pixels.acquire(area + (mayDecodeHalfSize(width: size.width, height: size.height, still: still, order: order) ? area / 4 : 0))
+                let decoding = area * max(1, codec?.bytesPerPixel ?? 1)
+                held = pixels.acquire(max(decoding, area + (mayDecodeHalfSize(width: size.width, height: size.height, still: still, order: order) ? area / 4 : 0)))
             }
             // The small pass: a JPEG file is decoded small from its DCT coefficients.
             var small: (image: GrayImage, k: Int)?
@@ -204,7 +215,10 @@ package final class DecodePlan {
                 info.width = size.width
                 info.height = size.height
             } else {
-                if full == nil, let data { full = try loader.decode(data, name: info.source, page: page) }
+                if full == nil, let data {
+                    full = try loader.decode(data, name: info.source, page: page)
+                    if case .file(.page) = item { clock.restart() }
+                }
                 // A format whose header gives no cheap size (TIFF, WebP, HEIF, a PDF page): its
                 // pixels join the shared budget once decoded, for the passes that copy them.
                 if held == 0, header == nil, let image = full { held = pixels.acquire(image.width * image.height) }
@@ -510,6 +524,9 @@ package final class DecodePlan {
         }
     }
 
+    /// Files over this many bytes (16 MiB) are read and decoded one at a time (the whole pixel budget).
+    static let largeFile = 16 << 20
+
     /// Images over this many pixels are read at full size in tiles (with the time budget asked
     /// between them): zxing-cpp's time grows faster than the pixels on some images (a 49 MP
     /// grid of QR finder patterns: 85 s in one call), so one call must stay small enough.
@@ -653,13 +670,16 @@ package enum StillOrder: Sendable, Equatable {
 
 /// One image's time budget: passes ask it before they start; the record says what was skipped.
 private final class TimeBudget {
-    let deadline: DispatchTime?
+    private(set) var deadline: DispatchTime?
     let budget: TimeInterval?
     private var said = false
     init(budget: TimeInterval?) {
         self.budget = budget
         deadline = budget.map { DispatchTime.now() + $0 }
     }
+
+    /// Starts the budget again: a document page's rendering (a child process) is not a pass.
+    func restart() { deadline = budget.map { DispatchTime.now() + $0 } }
 
     /// Whether `stage` may start; when the budget is spent, says so once in `info.warnings`.
     func allows(_ stage: String, _ info: inout FrameInfo) -> Bool {

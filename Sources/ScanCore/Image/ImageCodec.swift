@@ -11,12 +11,20 @@ package protocol ImageCodec: SendableMetatype {
     static func matches(_ head: [UInt8]) -> Bool
     /// The first page's size from the header alone, or nil when the header does not say cheaply.
     static func size(_ data: Data) -> (width: Int, height: Int)?
+    /// Page `page`'s size as decoded, before decoding (nil: not known beforehand).
+    static func pageSize(_ data: Data, page: Int, options: DecodeOptions) -> (width: Int, height: Int)?
+    /// Bytes a decode holds per pixel of the page at its peak (intermediate RGBA rasters,
+    /// canvases): what the decoding threads' shared budget reserves.
+    static var bytesPerPixel: Int { get }
     /// Whether a file may hold several pages or frames: the source then reads and counts it,
     /// and hands its pages over one by one (single-page ones too: their records carry `page`).
     static var multiPage: Bool { get }
     /// How a file's several images are numbered: pages of a document, or frames of an animation.
     static var numbering: PageNumbering { get }
-    /// How many pages (or frames) the file holds, at most `options.maxPages`.
+    /// The most pages (or frames) read from this file (``DecodeOptions/maxPages``, or fewer
+    /// where each costs more: a GIF frame is the whole screen drawn again).
+    static func pageLimit(_ data: Data, options: DecodeOptions) -> Int
+    /// How many pages (or frames) the file holds, counted to one past ``pageLimit(_:options:)``.
     static func pages(_ data: Data, name: String, options: DecodeOptions) throws(ImageError) -> Int
     /// Page `page` (0-based) in gray.
     static func decode(_ data: Data, page: Int, name: String, options: DecodeOptions) throws(ImageError) -> GrayImage
@@ -38,6 +46,9 @@ package struct DecodeOptions: Sendable, Equatable {
     package var maxPixels: Int
     /// Resolution a PDF page is rendered at.
     package var dpi: Int = 300
+    /// Files larger than this many bytes are refused before they are read (`--max-file-size`).
+    package var maxFileBytes = DecodeOptions.defaultMaxFileBytes
+    package static let defaultMaxFileBytes = 200 << 20
     /// At most this many pages or frames of one file are read (a long IFD chain, an animation).
     package var maxPages: Int = 1000
     /// Seconds a PDF page's renderer may run.
@@ -47,11 +58,21 @@ package struct DecodeOptions: Sendable, Equatable {
     /// The pages (or frames) read of a multi-page file (`--pages`); nil: all.
     package var pages: PageSelection?
     package init(maxPixels: Int) { self.maxPixels = maxPixels }
+
+    /// A read failure's reason, with the flag that raises the size limit when that was it.
+    package func sizeReason(_ reason: String) -> String {
+        reason.hasPrefix("larger than") ? reason + ", the limit of --max-file-size" : reason
+    }
 }
 
 extension ImageCodec {
     package static func size(_ data: Data) -> (width: Int, height: Int)? { nil }
     package static var multiPage: Bool { false }
+    package static func pageSize(_ data: Data, page: Int, options: DecodeOptions) -> (width: Int, height: Int)? {
+        page == 0 ? size(data) : nil
+    }
+    package static var bytesPerPixel: Int { 1 }
+    package static func pageLimit(_ data: Data, options: DecodeOptions) -> Int { options.maxPages }
     package static var numbering: PageNumbering { .pages }
     package static func pages(_ data: Data, name: String, options: DecodeOptions) throws(ImageError) -> Int { 1 }
     package static func decodeColor(_ data: Data, page: Int, name: String, options: DecodeOptions) throws(ImageError) -> RGBImage {

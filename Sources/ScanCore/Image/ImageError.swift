@@ -12,6 +12,8 @@ package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     case corrupt(path: String, format: String, reason: String)
     /// The header's dimensions exceed the pixel limit; nothing was allocated.
     case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    /// `--pages` selects none of a document's pages (or an animation's frames).
+    case noPageSelected(path: String, count: String)
     /// A file found in a folder that is no image or document: not a failed input.
     case skipped(path: String, reason: String)
     /// `--roi` (as given) lies wholly outside this width x height image: nothing could be decoded.
@@ -20,7 +22,7 @@ package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
     package var path: String {
         switch self {
         case .unreadable(let p, _), .unsupportedFormat(let p, _), .unknownFormat(let p), .empty(let p),
-             .corrupt(let p, _, _), .tooLarge(let p, _, _, _), .regionOutside(let p, _, _, _), .skipped(let p, _):
+             .corrupt(let p, _, _), .tooLarge(let p, _, _, _), .regionOutside(let p, _, _, _), .skipped(let p, _), .noPageSelected(let p, _):
             return p
         }
     }
@@ -33,6 +35,7 @@ package enum ImageError: Error, CustomStringConvertible, Equatable, Sendable {
         case .unknownFormat: return "not an image or document: no signature of \(ImageFormat.readable)"
         case .empty: return "empty file"
         case .skipped(_, let r): return "skipped: \(r)"
+        case .noPageSelected(_, let count): return "--pages selects none of its \(count)"
         case .corrupt(_, let f, let r): return "corrupt \(f): \(r)"
         case .tooLarge(_, let w, let h, let limit):
             // A hostile header's sizes can overflow their product: then it is only named as over.

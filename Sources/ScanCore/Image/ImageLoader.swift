@@ -29,9 +29,9 @@ package struct ImageLoader: Sendable {
     /// A directory, FIFO or device is "not a regular file", said before reading (a FIFO would
     /// wait for a writer, /dev/zero never end).
     package func read(path: String) throws(ImageError) -> Data {
-        switch readRegularFile(path) {
+        switch readRegularFile(path, limit: options.maxFileBytes) {
         case .success(let bytes): return Data(bytes)
-        case .failure(let f): throw .unreadable(path: path, reason: f.reason)
+        case .failure(let f): throw .unreadable(path: path, reason: options.sizeReason(f.reason))
         }
     }
 

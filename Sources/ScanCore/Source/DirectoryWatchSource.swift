@@ -126,7 +126,7 @@ package final class DirectoryWatchSource: FrameSource {
     /// once, as the loader reads files (a FIFO or a directory named like an image is refused, not
     /// waited on), and handed over with its bytes: the decoder does not read it again.
     private func handOut(_ path: String) -> SourceItem? {
-        switch readRegularFile(path) {
+        switch readRegularFile(path, limit: options.maxFileBytes) {
         case .success(let bytes):
             let data = Data(bytes)
             let hash = ContentHash.hex(data)
@@ -138,7 +138,7 @@ package final class DirectoryWatchSource: FrameSource {
             pages = Pages.expand(.data(data, name: path), options: options)
             return .file(pages.removeFirst())
         case .failure(let f):
-            return .file(.missing(path, reason: f.reason))  // its error record names the reason
+            return .file(.missing(path, reason: options.sizeReason(f.reason)))  // its error record names the reason
         }
     }
 

@@ -13,11 +13,15 @@ package enum Input: Equatable, Sendable {
     /// A file found in a folder that is no image or document (by its first bytes, whatever its
     /// name): said on stderr, or an error record with `--empty-records`; not a failed input.
     case skipped(String, reason: String)
+    /// An input found unreadable before a decoding thread got it (a `--pages` list selecting none
+    /// of a document's pages): its error record says why.
+    case failed(ImageError)
 
     /// What records call this input: the path, or `-` for stdin.
     package var name: String {
         switch self {
         case .file(let p), .missing(let p, _), .skipped(let p, _): return p
+        case .failed(let error): return error.path
         case .stdin: return "-"
         case .data(_, let name): return name
         case .page(let d, _): return d.name

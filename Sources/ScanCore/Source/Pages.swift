@@ -12,30 +12,46 @@ package enum Pages {
         case .file(let path):
             guard case .success(let head) = readRegularFileHead(path, count: ImageFormat.headLength),
                   ImageFormat.sniff(head: head).codec?.multiPage == true else { return [input] }
-            switch readRegularFile(path) {
+            switch readRegularFile(path, limit: options.maxFileBytes) {
             case .success(let bytes): return expand(Data(bytes), name: path, options: options) ?? [.data(Data(bytes), name: path)]
-            case .failure(let f): return [.missing(path, reason: f.reason)]
+            case .failure(let f): return [.missing(path, reason: options.sizeReason(f.reason))]
             }
         case .data(let data, let name):
             if let pages = expand(data, name: name, options: options) { return pages }
             // Images one after another on stdin: each is a frame of its own.
             let parts = ImageSplitter.parts(of: data)
-            guard parts.count > 1 else { return [input] }
+            // What follows the last whole image (a truncated one, a format not split) is said.
+            let rest = data.count - (parts.last?.upperBound ?? 0)
+            let tail: [Input] = parts.isEmpty || rest <= 2 ? [] : [.skipped(name, reason: "\(rest) bytes after image \(parts.count) are no whole"
+                                                                            + " JPEG, PNG or binary PNM (truncated, or another format: one image of those per input)")]
+            guard parts.count > 1 else { return [input] + tail }
             let doc = Document(name: name, data: data, count: parts.count, numbering: .frames, parts: parts)
-            return (0..<parts.count).filter { options.pages?.contains($0 + 1) ?? true }.map { .page(doc, $0) }
+            return (0..<parts.count).filter { options.pages?.contains($0 + 1) ?? true }.map { .page(doc, $0) } + tail
         default:
             return [input]
         }
     }
 
-    /// A multi-page format's pages; nil when the bytes are not one, or cannot be counted (then
-    /// decoding the file gives its error).
+    /// A multi-page format's pages; nil when the bytes are not one. A file whose pages cannot be
+    /// counted, or a `--pages` list that selects none of them, is an error record; pages past the
+    /// cap are said, not dropped without a word.
     private static func expand(_ data: Data, name: String, options: DecodeOptions) -> [Input]? {
-        guard let codec = ImageFormat.sniff(data).codec, codec.multiPage,
-              let count = try? codec.pages(data, name: name, options: options), count > 0 else { return nil }
+        guard let codec = ImageFormat.sniff(data).codec, codec.multiPage else { return nil }
+        let counted: Int
+        do { counted = try codec.pages(data, name: name, options: options) } catch { return [.failed(error)] }
+        // Counting stops one past the cap: more than the cap means some are left.
+        let count = min(counted, codec.pageLimit(data, options: options))
         let doc = Document(name: name, data: data, count: count, numbering: codec.numbering)
         let selected = (0..<count).filter { options.pages?.contains($0 + 1) ?? true }
-        return selected.map { .page(doc, $0) }
+        let what = codec.numbering == .pages ? "pages" : "frames"
+        var inputs: [Input] = selected.map { .page(doc, $0) }
+        if inputs.isEmpty {
+            return [.failed(.noPageSelected(path: name, count: "\(counted > count ? "more than \(count)" : "\(count)") \(what)"))]
+        }
+        if counted > count {
+            inputs.append(.skipped(name, reason: "\(what) after the first \(count) not read (the most read from one file)"))
+        }
+        return inputs
     }
 }
 

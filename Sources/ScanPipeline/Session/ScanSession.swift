@@ -9,6 +9,9 @@ package struct SessionReport: Sendable {
     package var frames = 0
     /// Frames in which no decoder found anything.
     package var emptyFrames = 0
+    /// Inputs none of whose frames had a code (a document with one blank page is not one): what
+    /// scan's exit status 4 counts, as zbarimg's does per file.
+    package var emptyInputs = 0
     /// Frames whose codes were all accepted before (duplicates the session filter dropped).
     package var repeatOnlyFrames = 0
     /// Inputs that could not be read (each has its error record).
@@ -55,6 +58,19 @@ package final class ScanSession {
     package var shouldStop: @Sendable () -> Bool = { false }
     private var filter: SessionFilter
     private var sequences = StructuredAppendJoiner()
+    /// The input whose frames are coming (a document's pages come one after another), and
+    /// whether any of them had a code so far.
+    private var openInput: (source: String, hadCode: Bool)?
+
+    private func note(input source: String, hadCode: Bool) {
+        if let open = openInput, open.source != source { closeInput() }
+        openInput = (source, (openInput?.hadCode ?? false) || hadCode)
+    }
+
+    private func closeInput() {
+        if let open = openInput, !open.hadCode { report.emptyInputs += 1 }
+        openInput = nil
+    }
 
     package init(settings: SessionSettings, engine: ScriptEngine, sink: RecordSink) {
         self.settings = settings
@@ -143,6 +159,7 @@ package final class ScanSession {
         } catch {
             report.sourceError = error
         }
+        closeInput()
         report.signal = Signals.received
         report.storeFailures = engine.storeFailures
         report.decoderFailures = engine.decoderFailures
@@ -167,6 +184,7 @@ package final class ScanSession {
             sink.skipped(ScanRecord(info: FrameInfo(source: path), inputError: "skipped: \(reason)"))
             onFrame?(report, 0)
         case .failure(let error):
+            if openInput?.source != frame.info.source { closeInput() }
             report.failedInputs += 1
             let record = ScanRecord(info: frame.info, inputError: error.reason)
             sink.write(record)
@@ -181,6 +199,7 @@ package final class ScanSession {
             let joined = sequences.add(symbols)
             if !joined.isEmpty { symbols = Symbol.merged(symbols + joined) }
             report.frames += 1
+            note(input: frame.info.source, hadCode: !symbols.isEmpty)
             let jpeg = frame.bytes.map { ImageFormat.sniff($0) == .jpeg } ?? false
             let copy = observers.lazy.compactMap { $0.copyPath(for: frame.info, still: frame.still, jpeg: jpeg) }.first
             if frameHooks { engine.frameScanned(frame.info, symbols: symbols) }

@@ -11,11 +11,14 @@ package struct SessionSettings {
     /// PDF resolution (`--dpi`) and the pages read (`--pages`), beside maxPixels.
     package var dpi = 300
     package var pages: PageSelection?
+    /// Input files over this many bytes are refused before reading (`--max-file-size`).
+    package var maxFileBytes = DecodeOptions.defaultMaxFileBytes
     /// What the loader and the sources' document reading may cost.
     package var decodeOptions: DecodeOptions {
         var d = DecodeOptions(maxPixels: maxPixels)
         d.dpi = dpi
         d.pages = pages
+        d.maxFileBytes = maxFileBytes
         return d
     }
     package var limits: StreamLimits
@@ -72,6 +75,7 @@ package struct SessionSettings {
         if let list = o[.symbologies] { (s.symbologies, s.luaDecoders) = try parseSymbologies(list, lua: luaSymbologies) }
         s.maxPixels = o[.maxPixels] ?? ImageLoader.defaultMaxPixels
         s.dpi = o[.dpi] ?? 300
+        s.maxFileBytes = o[.maxFileSize] ?? DecodeOptions.defaultMaxFileBytes
         s.pages = try o[.pages].map(PageSelection.init(parsing:))
         s.limits = StreamLimits(maxFrames: o[.maxFrames], maxFPS: o[.maxFps], timeout: o[.timeout])
         s.beep = o[.beep] ?? false

@@ -21,7 +21,8 @@ enum ScanCommand {
             scan's default is --duplicates all: every image reports its codes.
 
             EXIT STATUS:
-              0 something decoded in every input, 4 nothing found in at least one input,
+              0 something decoded in every input (a document's or animation's pages together), 4 nothing
+              found in at least one input,
               1 an input could not be read (its record says why), 2 usage error or a script that fails to load,
               3 a script raised an error on some record (its errors say where; over 0 and 4).
             """,
@@ -63,7 +64,7 @@ enum ScanCommand {
             Console.error(summary(report, seconds: seconds) + "\n")
         }
         if report.failedInputs > 0 { return finalStatus(report, ExitStatus.failure) }
-        return finalStatus(report, source.inputs.isEmpty || report.emptyFrames > 0 ? ExitStatus.nothingFound : ExitStatus.success)
+        return finalStatus(report, source.inputs.isEmpty || report.emptyInputs > 0 ? ExitStatus.nothingFound : ExitStatus.success)
     }
 
     /// The closing line of a scan of many inputs, as zbarimg's "scanned N barcode symbols from M

@@ -62,6 +62,16 @@ final class CodecTests: XCTestCase {
         XCTAssertTrue(regions.contains { $0.x <= 300 && $0.x + $0.width >= 480 && $0.y <= 460 && $0.y + $0.height >= 460 }, "\(regions)")
     }
 
+    /// GIF frame n is drawn from frame 0: the frames read shrink with the screen.
+    func testGIFFramesReadAreBoundedByTheScreen() {
+        func gif(_ w: Int, _ h: Int) -> Data { Data(Array("GIF89a".utf8) + [UInt8(w & 255), UInt8(w >> 8), UInt8(h & 255), UInt8(h >> 8), 0, 0, 0, 0x3B]) }
+        let options = DecodeOptions(maxPixels: 50_000_000)
+        XCTAssertEqual(GIFCodec.pageLimit(gif(4000, 4000), options: options), 22)
+        XCTAssertEqual(GIFCodec.pageLimit(gif(500, 500), options: options), 178)
+        XCTAssertEqual(GIFCodec.pageLimit(gif(100, 100), options: options), 894)
+        XCTAssertEqual(GIFCodec.pageLimit(gif(10, 10), options: options), 1000, "the file cap")
+    }
+
     func testConcatenatedImagesAreSplitAtTheirEnds() throws {
         let png = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("qrcode.png")))
         let pgm = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("pgm-p5.pgm")))

@@ -119,3 +119,10 @@ package func nonRegularKind(_ path: String) -> String? {
     default: return "not a regular file"
     }
 }
+
+/// A regular file's size in bytes (links followed), or nil. The corresponding C function is `stat`.
+package func regularFileSize(_ path: String) -> Int? {
+    var st = stat()
+    guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+    return Int(st.st_size)
+}

@@ -5,6 +5,8 @@ import Foundation
 /// Every header number is checked before it is used; RLE output stays inside the image.
 enum BMPCodec: ImageCodec {
     static let name = "BMP"
+    /// The file's bytes as an array, the RGB picture, then the image.
+    static let bytesPerPixel = 5
     static func matches(_ head: [UInt8]) -> Bool {
         // "BM" and a known header size: "BM" alone starts too much plain text.
         guard head.count >= 18, head[0] == UInt8(ascii: "B"), head[1] == UInt8(ascii: "M") else { return false }

@@ -7,6 +7,12 @@ import Foundation
 enum PDFCodec: ImageCodec {
     static let name = "PDF"
     static let multiPage = true
+    /// The renderer's memory is its own (its child process, with its own limit): here the
+    /// page's gray pixels, twice (the PGM read, then the image).
+    static let bytesPerPixel = 2
+    static func pageSize(_ data: Data, page: Int, options: DecodeOptions) -> (width: Int, height: Int)? {
+        try? pixelSize(data, page: page, dpi: options.dpi, name: "", options: options)
+    }
     static func matches(_ head: [UInt8]) -> Bool {
         // The header may follow up to 1024 bytes of junk; writers put it first.
         starts(head, Array("%PDF-".utf8))
@@ -16,9 +22,9 @@ enum PDFCodec: ImageCodec {
         let info = try pdfinfo(data, name: name, options: options, first: nil)
         guard let line = info.first(where: { $0.hasPrefix("Pages:") }),
               let n = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)), n > 0 else {
-            throw .corrupt(path: name, format: self.name, reason: "pdfinfo gave no page count")
+            throw .corrupt(path: name, format: self.name, reason: "no readable page (truncated or damaged: pdfinfo counts none)")
         }
-        return min(n, options.maxPages)
+        return min(n, options.maxPages + 1)
     }
 
     /// Page `page` (0-based) in pixels at `dpi`, from pdfinfo's size in points and its rotation.
@@ -61,7 +67,13 @@ enum PDFCodec: ImageCodec {
         }
         try checkPixels(size, name: name, options: options)
         let pgm = try run("pdftoppm", arguments + ["-"], data, name: name, options: options, expected: size.width * size.height)
-        return try PNMDecoder.decode(Data(pgm), name: name, maxPixels: options.maxPixels)
+        let image = try PNMDecoder.decode(Data(pgm), name: name, maxPixels: options.maxPixels)
+        // Poppler writes a 1x1 page when it cannot allocate the real one (and exits 0).
+        guard crop != nil || (abs(image.width - size.width) <= 2 && abs(image.height - size.height) <= 2) else {
+            throw .corrupt(path: name, format: self.name, reason: "pdftoppm rendered page \(page + 1) as \(image.width)x\(image.height)"
+                           + " where \(size.width)x\(size.height) was expected (it could not allocate the page)")
+        }
+        return image
     }
 
     private static func checkPixels(_ size: (width: Int, height: Int), name: String, options: DecodeOptions) throws(ImageError) {
@@ -86,10 +98,15 @@ enum PDFCodec: ImageCodec {
         }
         if let stopped = out.stopped { throw .corrupt(path: name, format: self.name, reason: "\(program) \(stopped): stopped") }
         guard out.status == 0 else {
-            if out.status == 127 || out.stderr.contains("not found") {
+            if out.status == 127 {  // the shell's "command not found"
                 throw .corrupt(path: name, format: self.name, reason: "cannot run \(program) (is poppler-utils installed? scripts/install-deps installs it)")
             }
             let why = out.stderr.split(separator: "\n").last.map(String.init) ?? ""
+            // Poppler finds no page tree in a truncated file, then refuses the page range "1-0".
+            if why.contains("Wrong page range") {
+                let first = out.stderr.split(separator: "\n").first.map { " (\($0))" } ?? ""
+                throw .corrupt(path: name, format: self.name, reason: "no readable page: truncated or damaged" + first)
+            }
             let how = out.status.map { "exit status \($0)" } ?? "killed by a signal (its memory limit?)"
             throw .corrupt(path: name, format: self.name, reason: "\(program) failed (\(how))" + (why.isEmpty ? "" : ": \(why)"))
         }

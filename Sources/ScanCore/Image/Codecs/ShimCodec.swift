@@ -10,6 +10,14 @@ protocol ShimCodec: ImageCodec {
                      _ out: UnsafeMutablePointer<scanlua_gray_image>?, _ err: UnsafeMutablePointer<CChar>?, _ errlen: Int) -> Int32
 }
 
+/// A size from one of the shims' size functions (1 and the size, or 0).
+func sizeWithShim(_ data: Data, _ size: (UnsafeRawPointer?, Int, UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<UInt32>) -> Int32)
+    -> (width: Int, height: Int)? {
+    var w: UInt32 = 0, h: UInt32 = 0
+    let ok = data.withUnsafeBytes { size($0.baseAddress, $0.count, &w, &h) }
+    return ok == 1 ? (Int(w), Int(h)) : nil
+}
+
 extension ShimCodec {
     static func decode(_ data: Data, page: Int, name: String, options: DecodeOptions) throws(ImageError) -> GrayImage {
         let d = try decodeWithShim(data, name: name, format: self.name, maxPixels: options.maxPixels, channels: 1) { buf, len, max, ch, out, err, errlen in

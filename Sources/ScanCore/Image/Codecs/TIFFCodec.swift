@@ -7,6 +7,11 @@ import Foundation
 enum TIFFCodec: ShimCodec {
     static let name = "TIFF"
     static let multiPage = true
+    /// The RGBA raster libtiff fills, then the page.
+    static let bytesPerPixel = 5
+    static func pageSize(_ data: Data, page: Int, options: DecodeOptions) -> (width: Int, height: Int)? {
+        sizeWithShim(data) { scanlua_tiff_size($0, $1, UInt32(clamping: page), $2, $3) }
+    }
     static func matches(_ head: [UInt8]) -> Bool {
         starts(head, [0x49, 0x49, 0x2A, 0x00]) || starts(head, [0x4D, 0x4D, 0x00, 0x2A])
             || starts(head, [0x49, 0x49, 0x2B, 0x00]) || starts(head, [0x4D, 0x4D, 0x00, 0x2B])  // BigTIFF
@@ -14,7 +19,7 @@ enum TIFFCodec: ShimCodec {
 
     static func pages(_ data: Data, name: String, options: DecodeOptions) throws(ImageError) -> Int {
         try countWithShim(data, name: name, format: self.name) { buf, len, err, errlen in
-            scanlua_tiff_pages(buf, len, UInt32(clamping: options.maxPages), err, errlen)
+            scanlua_tiff_pages(buf, len, UInt32(clamping: pageLimit(data, options: options) + 1), err, errlen)
         }
     }
 

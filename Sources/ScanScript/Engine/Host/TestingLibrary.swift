@@ -73,6 +73,7 @@ extension ScriptEngine {
         let path = try L.checkText(1, api)
         guard FileManager.default.fileExists(atPath: path) else { throw .argument("\(api): \(path): no such file") }
         guard loader.isReadable(path) else { throw .argument("\(api): \(path): outside the directories scripts may read") }
+        // The same limits as a scan's: pixels from the header, the file's size before reading.
         do { return try ImageLoader().load(path: path) } catch { throw .argument("\(api): \(error)") }
     }
 }
