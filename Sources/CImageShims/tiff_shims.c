@@ -137,8 +137,9 @@ int scanlua_tiff_decode(const void *buf, size_t len, uint32_t page, uint64_t max
     if (status != SCANLUA_IMAGE_OK) { TIFFClose(t); return status; }
     /* Square pixels: rows (or columns) repeated by the resolutions' ratio, on the stored axes. */
     uint64_t sw = w, sh = h;
-    if (has_res && xr > yr * 1.01f) sh = (uint64_t)((double)h * xr / yr + 0.5);
-    else if (has_res && yr > xr * 1.01f) sw = (uint64_t)((double)w * yr / xr + 0.5);
+    /* (Clamped before the conversion: a double past uint64_t's range is undefined behaviour.) */
+    if (has_res && xr > yr * 1.01f) sh = (uint64_t)fmin((double)h * xr / yr + 0.5, 1e12);
+    else if (has_res && yr > xr * 1.01f) sw = (uint64_t)fmin((double)w * yr / xr + 0.5, 1e12);
     status = scanlua_check_size(sw, sh, max_pixels, out, err, errlen);
     if (status != SCANLUA_IMAGE_OK) { TIFFClose(t); return status; }
     uint32_t *raster = (uint32_t *)_TIFFmalloc((tmsize_t)((uint64_t)w * h * 4));

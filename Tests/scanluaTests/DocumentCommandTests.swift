@@ -142,6 +142,18 @@ final class DocumentCommandTests: XCTestCase {
                 XCTAssertLessThan(kb, 150_000, "\(name) allocated its pixels")
             }
         }
+        // A review helper's finds: sizes whose product overflows are refused, not a trap (a TIFF
+        // of 2^32-1 squared; a PNM on stdin whose end is past Int.max).
+        let huge = try scan([doc("huge-4g.tif")])
+        XCTAssertEqual(huge.status, 1, huge.stderr)
+        XCTAssertTrue((huge.records.first?["error"] as? String ?? "").hasPrefix("image is 4294967295x4294967295 = "), "\(huge.records)")
+        let pnm = try scan(["-"], stdin: Data("P5\n859764727 10727786041\n255\n".utf8))
+        XCTAssertEqual(pnm.status, 1, pnm.stderr)
+        XCTAssertEqual(pnm.records.first?["source"] as? String, "-")
+        // A Title holding pdfinfo's own lines does not make a one-page PDF 900 pages.
+        let spoof = try scan(["--empty-records", doc("title-spoof.pdf")])
+        XCTAssertEqual(spoof.records.map { $0["page"] as? Int }, [1], spoof.stdout)
+        XCTAssertEqual(spoof.records.first?["symbols"] as? Int, 0)
         // A PDF page over --max-pixels is refused from pdfinfo's size, before it is rendered.
         let big = try scan(["--dpi", "1200", "--max-pixels", "1000000", doc("vector-qr.pdf")])
         XCTAssertEqual(big.records.first?["error"] as? String,

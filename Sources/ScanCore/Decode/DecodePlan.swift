@@ -196,11 +196,13 @@ package final class DecodePlan {
             let codec = data.flatMap { ImageFormat.sniff($0).codec }
             let header = data.flatMap { d in codec?.pageSize(d, page: page, options: loader.options) }
             if held == 0, let data, data.count > Self.largeFile { held = pixels.acquire(Int.max) }
-            if held == 0, let size = header, size.width * size.height <= loader.maxPixels {
+            // A header's sizes may overflow their product (a TIFF claiming 2^32 x 2^32): then the
+            // decoder refuses it below, holding nothing.
+            if held == 0, let size = header, case (let area, false) = size.width.multipliedReportingOverflow(by: size.height),
+               area <= loader.maxPixels {
                 // With the half-size copy the level between may make (below), asked for at once:
                 // taking more later while holding this could leave two threads waiting on each other.
                 // A format whose decode holds intermediate rasters reserves them too.
-                let area = size.width * size.height
                 let decoding = area * max(1, codec?.bytesPerPixel ?? 1)
                 held = pixels.acquire(max(decoding, area + (mayDecodeHalfSize(width: size.width, height: size.height, still: still, order: order) ? area / 4 : 0)))
             }

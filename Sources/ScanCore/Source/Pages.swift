@@ -113,8 +113,9 @@ package enum ImageSplitter {
         let (pixels, o1) = numbers[0].multipliedReportingOverflow(by: numbers[1])
         let sample = (b[start + 1] == UInt8(ascii: "6") ? 3 : 1) * (numbers[2] > 255 ? 2 : 1)
         let (size, o2) = pixels.multipliedReportingOverflow(by: sample)
-        guard !o1, !o2, i + size <= b.count else { return nil }
-        return i + size
+        let (end, o3) = i.addingReportingOverflow(size)
+        guard !o1, !o2, !o3, end <= b.count else { return nil }
+        return end
     }
 
     /// Walks the markers to EOI; entropy-coded data is skipped to the next marker that is not a

@@ -7,6 +7,9 @@ import Glibc
 import Darwin
 #endif
 
+/// Held while pipes are made and a child spawned (see runChild).
+private let spawnLock = NSLock()
+
 /// What a child process gave back.
 struct ChildOutput {
     var stdout: [UInt8]
@@ -37,6 +40,12 @@ func runChild(_ program: String, _ arguments: [String], input: Data, limits: Chi
     if let memory = limits.memory {
         argv = ["/bin/sh", "-c", "ulimit -v \(max(1, memory / 1024)) && exec \"$0\" \"$@\""] + argv
     }
+    // Pipes made and the child spawned under one lock: another decoding thread's child must not
+    // inherit this one's pipe ends in the gap before FD_CLOEXEC is set (it would hold them open,
+    // and each child would wait for the other's EOF). pipe2 is not visible to Swift here.
+    spawnLock.lock()
+    var locked = true
+    defer { if locked { spawnLock.unlock() } }
     var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
     guard pipe(&inPipe) == 0 else { return nil }
     guard pipe(&outPipe) == 0 else { close(inPipe[0]); close(inPipe[1]); return nil }
@@ -70,6 +79,8 @@ func runChild(_ program: String, _ arguments: [String], input: Data, limits: Chi
     var pid: pid_t = 0
     let spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, environ)
     close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
+    spawnLock.unlock()
+    locked = false
     guard spawned == 0 else {
         close(inPipe[1]); close(outPipe[0]); close(errPipe[0])
         return nil
@@ -125,9 +136,11 @@ func runChild(_ program: String, _ arguments: [String], input: Data, limits: Chi
     if result.stopped != nil { kill(-pid, SIGKILL); kill(pid, SIGKILL) }
     for fd in [inFD, outFD, errFD] where fd >= 0 { close(fd) }
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    // WIFEXITED / WEXITSTATUS are macros Swift cannot call.
-    if status & 0x7F == 0 { result.status = (status >> 8) & 0xFF }
+    var waited = waitpid(pid, &status, 0)
+    while waited < 0 && errno == EINTR { waited = waitpid(pid, &status, 0) }
+    // WIFEXITED / WEXITSTATUS are macros Swift cannot call. No status (a host that reaps its
+    // children itself) is not a success.
+    if waited == pid, status & 0x7F == 0 { result.status = (status >> 8) & 0xFF }
     result.stderr = String(decoding: errTail, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     return result
 }

@@ -20,7 +20,9 @@ enum PDFCodec: ImageCodec {
 
     static func pages(_ data: Data, name: String, options: DecodeOptions) throws(ImageError) -> Int {
         let info = try pdfinfo(data, name: name, options: options, first: nil)
-        guard let line = info.first(where: { $0.hasPrefix("Pages:") }),
+        // pdfinfo prints the document's Info strings (a Title may hold "Pages: 900") before its own
+        // lines: the last line of each kind is pdfinfo's.
+        guard let line = info.last(where: { $0.hasPrefix("Pages:") }),
               let n = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces)), n > 0 else {
             throw .corrupt(path: name, format: self.name, reason: "no readable page (truncated or damaged: pdfinfo counts none)")
         }
@@ -31,14 +33,14 @@ enum PDFCodec: ImageCodec {
     static func pixelSize(_ data: Data, page: Int, dpi: Int, name: String, options: DecodeOptions) throws(ImageError) -> (width: Int, height: Int) {
         let info = try pdfinfo(data, name: name, options: options, first: page + 1)
         // "Page    1 size:  595.276 x 841.89 pts (A4)" and "Page    1 rot:   90"
-        guard let size = info.first(where: { $0.hasPrefix("Page") && $0.contains(" size:") }) else {
+        guard let size = info.last(where: { $0.hasPrefix("Page ") && $0.contains(" size:") }) else {
             throw .corrupt(path: name, format: self.name, reason: "no page \(page + 1)")
         }
         let numbers = size.split(separator: ":", maxSplits: 1).last?.split(separator: " ").compactMap { Double($0) } ?? []
         guard numbers.count >= 2, numbers[0] > 0, numbers[1] > 0, numbers[0] < 1e6, numbers[1] < 1e6 else {
             throw .corrupt(path: name, format: self.name, reason: "page \(page + 1) has no usable size")
         }
-        let rot = info.first(where: { $0.contains(" rot:") }).flatMap { $0.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } } ?? 0
+        let rot = info.last(where: { $0.hasPrefix("Page ") && $0.contains(" rot:") }).flatMap { $0.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } } ?? 0
         let w = Int((numbers[0] / 72 * Double(dpi)).rounded(.up)), h = Int((numbers[1] / 72 * Double(dpi)).rounded(.up))
         return rot % 180 == 0 ? (w, h) : (h, w)
     }
