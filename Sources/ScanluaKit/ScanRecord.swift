@@ -63,6 +63,8 @@ public struct ScanRecord: Codable, Sendable, Equatable {
     public var frame: Int
     /// A document's page (PDF, TIFF), from 1; nil for images and streams.
     public var page: Int?
+    /// The file's name exactly, when it is not UTF-8 (``source`` then shows those bytes as `\xff`).
+    public var sourceBytes: Data?
     /// The symbology (`qrcode`, `ean13`, ...); nil for an error or empty record.
     public var symbology: String?
     /// The payload as text (its ``charset`` decoded).
@@ -122,7 +124,7 @@ public struct ScanRecord: Codable, Sendable, Equatable {
     public var summary: String?
 
     enum CodingKeys: String, CodingKey {
-        case source, frame, page, symbology, text, charset, bytes, points, bbox, orientation, quality, decoder
+        case source, sourceBytes = "source_bytes", frame, page, symbology, text, charset, bytes, points, bbox, orientation, quality, decoder
         case symbologyID = "symbology_id", eci, ecLevel = "ec_level", version, inverted, mirrored, sequence
         case joinedParts = "joined_parts", modifiers, addon, payload, actions, emitted, errors, warnings, error, symbols, repeated
         case summary

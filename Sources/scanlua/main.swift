@@ -81,7 +81,11 @@ let overview = """
 }
 
 Signals.install()
-let status = main(Array(CommandLine.arguments.dropFirst()))
+// The arguments as bytes (PathName): a file named in bytes that are not UTF-8 is opened as named.
+let status = main((1..<Int(CommandLine.argc)).map { i -> String in
+    guard let arg = CommandLine.unsafeArgv[i] else { return "" }
+    return PathName.fromBytes(UnsafeRawBufferPointer(start: arg, count: strlen(arg)))
+})
 if Console.readerGone { exit(128 + SIGPIPE) }
 if let error = Console.flush() {
     if Console.readerGone { exit(128 + SIGPIPE) }  // `| head` had what it wanted: quiet, as Unix tools end

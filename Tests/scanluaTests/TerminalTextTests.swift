@@ -63,4 +63,29 @@ final class TerminalTextTests: XCTestCase {
         assertInert(err.stderr, "error message")
         XCTAssertTrue(err.stderr.contains(#"bad\e]0;x\a.png: not an image or document"#), err.stderr)
     }
+
+    /// Issue 61, attack 11: a file whose name is not UTF-8 is scanned like any other, from a folder,
+    /// from the command line and from a watched folder: `source` shows its other bytes as \xHH,
+    /// `source_bytes` has the name exactly (base64), text output the escaped name.
+    func testAFileNamedInBytesThatAreNotUTF8IsScanned() throws {
+        let png = try Data(contentsOf: URL(fileURLWithPath: CLI.fixture("qrcode.png")))
+        let raw = Array(dir.path.utf8) + Array("/bad".utf8) + [0xFF, 0xFE] + Array(".png".utf8)
+        let file = (raw + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { fopen($0.baseAddress!, "w") } }
+        let f = try XCTUnwrap(file)
+        _ = png.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+        fclose(f)
+        let shown = dir.path + "/bad\\xff\\xfe.png"
+        let folder = try CLI.run(["scan", "--no-default-scripts", dir.path])
+        XCTAssertEqual(folder.status, 0, folder.stderr)
+        XCTAssertEqual(folder.records.first?["source"] as? String, shown)
+        XCTAssertEqual(folder.records.first?["source_bytes"] as? String, Data(raw).base64EncodedString())
+        XCTAssertEqual(folder.records.first?["text"] as? String, "https://example.com/scanlua")
+        // Named on the command line (through a shell: Process takes only UTF-8 arguments).
+        let (out, status) = try Process.outputAndStatus("/bin/sh", ["-c", #"exec "$0" scan --no-default-scripts --format text "$(printf '%s/bad\377\376.png' "$1")""#,
+                                                                   CLI.binary.path, dir.path])
+        XCTAssertEqual(status, 0, out)
+        XCTAssertTrue(out.contains(#"QR-Code:https://example.com/scanlua"#), out)
+        let watch = try CLI.run(["watch", "--no-default-scripts", "--settle", "0", "--max-frames", "1", "--timeout", "30", dir.path])
+        XCTAssertEqual(watch.records.first?["source"] as? String, shown, watch.stderr)
+    }
 }

@@ -38,10 +38,9 @@ package final class DirectoryWatchSource: FrameSource {
         var size: Int
         var modified: Int
         init?(_ path: String) {
-            guard let a = try? FileManager.default.attributesOfItem(atPath: path), a[.type] as? FileAttributeType == .typeRegular,
-                  let size = (a[.size] as? NSNumber)?.intValue, let date = a[.modificationDate] as? Date else { return nil }
-            self.size = size
-            modified = Int(date.timeIntervalSince1970 * 1e9)
+            guard let stamp = regularFileStamp(path) else { return nil }
+            size = stamp.size
+            modified = stamp.modified
         }
     }
 
@@ -91,7 +90,7 @@ package final class DirectoryWatchSource: FrameSource {
             let events = try watch.wait(milliseconds: min(wait, 1000))
             // A folder that appeared may already hold files written before it was watched.
             for folder in events.newFolders {
-                for file in (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? [] {
+                for file in directoryEntries(folder)?.sorted() ?? [] {
                     noteWritten((folder as NSString).appendingPathComponent(file))
                 }
             }

@@ -31,32 +31,41 @@ package enum Input: Equatable, Sendable {
     /// Expands command-line arguments into inputs: files as given, `-` as stdin, directories
     /// recursively (every regular file whatever its name: its format comes from its bytes, and a
     /// file that is no image becomes an error record; hidden entries skipped; sorted by path).
+    /// Names are taken as bytes (``PathName``): a file whose name is not UTF-8 is scanned like
+    /// any other.
     package static func expand(_ arguments: [String]) -> [Input] {
         var inputs: [Input] = []
-        let fm = FileManager.default
         for arg in arguments {
             if arg == "-" { inputs.append(.stdin); continue }
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: arg, isDirectory: &isDir) else {
-                inputs.append(.missing(arg, reason: "No such file or directory"))
-                continue
+            switch pathKind(arg) {
+            case nil: inputs.append(.missing(arg, reason: "No such file or directory"))
+            case .directory?:
+                guard let found = walk(arg) else {
+                    inputs.append(.missing(arg, reason: "cannot list directory"))
+                    continue
+                }
+                inputs += found.sorted().map { .file($0) }
+            default: inputs.append(.file(arg))
             }
-            guard isDir.boolValue else { inputs.append(.file(arg)); continue }
-            guard let walker = fm.enumerator(atPath: arg) else {
-                inputs.append(.missing(arg, reason: "cannot list directory"))
-                continue
-            }
-            var found: [String] = []
-            while let rel = walker.nextObject() as? String {
-                let last = (rel as NSString).lastPathComponent
-                if last.hasPrefix(".") { walker.skipDescendants(); continue }
-                let full = arg.hasSuffix("/") ? arg + rel : arg + "/" + rel
-                var sub: ObjCBool = false
-                if fm.fileExists(atPath: full, isDirectory: &sub), !sub.boolValue { found.append(full) }
-            }
-            inputs += found.sorted().map { .file($0) }
         }
         return inputs
+    }
+
+    /// The files below `folder` (hidden entries skipped; links followed, as FileManager's walk
+    /// does not follow linked folders: neither does this), or nil when it cannot be listed.
+    private static func walk(_ folder: String, depth: Int = 0) -> [String]? {
+        guard depth < 64, let names = directoryEntries(folder) else { return depth == 0 ? nil : [] }
+        var found: [String] = []
+        for name in names where !name.hasPrefix(".") {
+            let full = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+            if isLinkedFolder(full) { continue }
+            switch pathKind(full) {
+            case .directory?: found += walk(full, depth: depth + 1) ?? []
+            case .regular?, .other?: found.append(full)
+            case nil: continue
+            }
+        }
+        return found
     }
 }
 

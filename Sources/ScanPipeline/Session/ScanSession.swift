@@ -290,7 +290,7 @@ package final class ScanSession {
         let type: String = { if case .string(let t)? = payload["type"] { return t }; return "raw" }()
         let time = ISO8601DateFormatter.string(from: record.info.time, timeZone: TimeZone(identifier: "UTC")!,
                                                formatOptions: [.withInternetDateTime, .withFractionalSeconds])
-        return History.Row(time: time, source: record.info.source, frame: record.info.index, page: record.info.page, symbology: s?.symbology.rawValue ?? "",
+        return History.Row(time: time, source: PathName.display(record.info.source), frame: record.info.index, page: record.info.page, symbology: s?.symbology.rawValue ?? "",
                            text: s?.text ?? "", bytes: String(decoding: bytes, as: UTF8.self), payloadType: type,
                            payload: payload.serialized, actions: JSON.array(record.actions).serialized)
     }

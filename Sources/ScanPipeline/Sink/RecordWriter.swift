@@ -67,7 +67,7 @@ package final class RecordWriter: RecordSink {
             return
         }
         guard writesEmptyRecords else { return }
-        var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index))]
+        var pairs: [(String, JSON)] = [("source", .string(PathName.display(info.source))), ("frame", .int(info.index))]
         if let page = info.page { pairs.append(("page", .int(page))) }
         pairs.append(("symbols", .int(0)))
         if repeated > 0 { pairs.append(("repeated", .int(repeated))) }
@@ -103,7 +103,7 @@ package final class RecordWriter: RecordSink {
     package func warn(_ info: FrameInfo) {
         guard format != .ndjson else {
             guard let empty = emptyFrame, empty.source == info.source, empty.index == info.index, empty.page == info.page else { return }
-            var pairs: [(String, JSON)] = [("source", .string(info.source)), ("frame", .int(info.index))]
+            var pairs: [(String, JSON)] = [("source", .string(PathName.display(info.source))), ("frame", .int(info.index))]
             if let page = info.page { pairs.append(("page", .int(page))) }
             pairs.append(("warnings", .array(info.warnings.map { .string($0) })))
             writeLine(.object(pairs))
@@ -154,7 +154,8 @@ package final class RecordWriter: RecordSink {
 
     /// What text lines call a frame's input: `doc.pdf:2` for a document's page, else the source.
     static func place(_ info: FrameInfo) -> String {
-        info.page.map { "\(info.source):\($0)" } ?? info.source
+        let name = PathName.display(info.source)
+        return info.page.map { "\(name):\($0)" } ?? name
     }
 
     private static func plain(_ j: JSON) -> String {

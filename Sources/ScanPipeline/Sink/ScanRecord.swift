@@ -49,7 +49,11 @@ package struct ScanRecord: Sendable {
         }
         func int(_ n: Int) { JSON.writeInt(n, to: &out) }
         out.append(UInt8(ascii: "{"))
-        key(",\"source\":", first: true); JSON.writeString(info.source, to: &out)
+        key(",\"source\":", first: true); JSON.writeString(PathName.display(info.source), to: &out)
+        if PathName.isRaw(info.source) {
+            // A name that is not UTF-8: `source` shows its other bytes as \xHH, these are exact.
+            key(",\"source_bytes\":"); out.append(UInt8(ascii: "\"")); Base64.encode(PathName.bytes(info.source), to: &out); out.append(UInt8(ascii: "\""))
+        }
         key(",\"frame\":"); int(info.index)
         if let page = info.page { key(",\"page\":"); int(page) }
         if let inputError {

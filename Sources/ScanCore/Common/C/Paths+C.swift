@@ -37,7 +37,7 @@ package struct FileReadFailure: Error, Sendable {
 /// (its `/proc/self/fd` link), so a link swapped in after a check of the path cannot lead out.
 package func readRegularFile(_ path: String, followLinks: Bool = true, within root: String? = nil,
                             limit: Int = 1 << 30) -> Result<[UInt8], FileReadFailure> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW))
+    let fd = PathName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followLinks ? 0 : O_NOFOLLOW)) }
     guard fd >= 0 else {
         if errno == ELOOP && !followLinks { return .failure(FileReadFailure(reason: "a symbolic link")) }
         return .failure(FileReadFailure(reason: String(cString: strerror(errno))))
@@ -86,7 +86,7 @@ package func readRegularFileNoFollow(_ path: String, limit: Int = 64 << 20) -> [
 /// as ``readRegularFile(_:followLinks:within:limit:)`` does: for telling a file's format by its
 /// signature before it is read whole.
 package func readRegularFileHead(_ path: String, count: Int) -> Result<[UInt8], FileReadFailure> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    let fd = PathName.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
     guard fd >= 0 else { return .failure(FileReadFailure(reason: String(cString: strerror(errno)))) }
     defer { close(fd) }
     var st = stat()
@@ -109,7 +109,7 @@ package func readRegularFileHead(_ path: String, count: Int) -> Result<[UInt8], 
 /// a writer. The corresponding C function is `stat`.
 package func nonRegularKind(_ path: String) -> String? {
     var st = stat()
-    guard stat(path, &st) == 0 else { return nil }
+    guard PathName.withCString(path, { stat($0, &st) }) == 0 else { return nil }
     switch st.st_mode & S_IFMT {
     case S_IFREG: return nil
     case S_IFDIR: return "a directory"
@@ -123,6 +123,48 @@ package func nonRegularKind(_ path: String) -> String? {
 /// A regular file's size in bytes (links followed), or nil. The corresponding C function is `stat`.
 package func regularFileSize(_ path: String) -> Int? {
     var st = stat()
-    guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard PathName.withCString(path, { stat($0, &st) }) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
     return Int(st.st_size)
+}
+
+/// What a path is, links followed: nil when it does not exist. The corresponding C function is `stat`.
+package enum PathKind { case directory, regular, other }
+
+package func pathKind(_ path: String) -> PathKind? {
+    var st = stat()
+    guard PathName.withCString(path, { stat($0, &st) }) == 0 else { return nil }
+    switch st.st_mode & S_IFMT {
+    case S_IFDIR: return .directory
+    case S_IFREG: return .regular
+    default: return .other
+    }
+}
+
+/// A directory's entries by their bytes (``PathName``), `.` and `..` left out; nil when it cannot
+/// be listed. The corresponding C functions are `opendir`, `readdir` and `closedir`.
+package func directoryEntries(_ path: String) -> [String]? {
+    guard let dir = PathName.withCString(path, { opendir($0) }) else { return nil }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in PathName.fromBytes(raw.prefix { $0 != 0 }) }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}
+
+/// Whether `path` is a symbolic link to a directory: a folder walk does not follow those (a link
+/// loop, a link out of the folder). The corresponding C function is `lstat`.
+package func isLinkedFolder(_ path: String) -> Bool {
+    var st = stat()
+    guard PathName.withCString(path, { lstat($0, &st) }) == 0, st.st_mode & S_IFMT == S_IFLNK else { return false }
+    return pathKind(path) == .directory
+}
+
+/// A regular file's size and modification time in nanoseconds (links followed), or nil.
+/// The corresponding C function is `stat`.
+package func regularFileStamp(_ path: String) -> (size: Int, modified: Int)? {
+    var st = stat()
+    guard PathName.withCString(path, { stat($0, &st) }) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+    return (Int(st.st_size), Int(st.st_mtim.tv_sec) * 1_000_000_000 + Int(st.st_mtim.tv_nsec))
 }

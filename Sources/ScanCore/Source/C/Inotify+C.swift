@@ -33,20 +33,19 @@ final class DirectoryWatch {
         // reopen it many times); IN_MOVED_TO: a file or folder moved in; IN_DELETE, IN_MOVED_FROM:
         // a file went away.
         let mask = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_ONLYDIR
-        let wd = inotify_add_watch(fd, folder, UInt32(mask))
+        let wd = PathName.withCString(folder) { inotify_add_watch(fd, $0, UInt32(mask)) }
         guard wd >= 0 else { throw SourceError("\(folder): cannot watch: \(String(cString: strerror(errno)))") }
         folders[wd] = folder
     }
 
     /// Every folder below `dir` (hidden ones skipped).
-    static func subfolders(of dir: String) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: dir) else { return [] }
+    static func subfolders(of dir: String, depth: Int = 0) -> [String] {
+        guard depth < 64 else { return [] }
         var out: [String] = []
-        while let rel = walker.nextObject() as? String {
-            if (rel as NSString).lastPathComponent.hasPrefix(".") { walker.skipDescendants(); continue }
-            var isDir: ObjCBool = false
-            let full = (dir as NSString).appendingPathComponent(rel)
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), isDir.boolValue { out.append(full) }
+        for name in directoryEntries(dir) ?? [] where !name.hasPrefix(".") {
+            let full = (dir as NSString).appendingPathComponent(name)
+            guard !isLinkedFolder(full), pathKind(full) == .directory else { continue }
+            out += [full] + subfolders(of: full, depth: depth + 1)
         }
         return out
     }
@@ -76,7 +75,7 @@ final class DirectoryWatch {
         while i + header <= n {
             let wd = Int32(bitPattern: int32(i)), mask = int32(i + 4), len = Int(int32(i + 12))
             let nameBytes = buffer[(i + header)..<min(n, i + header + len)].prefix { $0 != 0 }
-            let name = String(decoding: nameBytes, as: UTF8.self)
+            let name = PathName.fromBytes(nameBytes)  // a name that is not UTF-8 kept byte for byte
             i += header + len
             guard let folder = folders[wd], !name.isEmpty, !name.hasPrefix(".") else { continue }
             let path = (folder as NSString).appendingPathComponent(name)

@@ -84,7 +84,7 @@ extension LuaState {
             push(events[i].symbol.charset, first ? nil : events[i - 1].symbol.charset, k + 3)
             push(events[i].symbol.orientation, first ? nil : events[i - 1].symbol.orientation, k + 4)
             lua_pushinteger(L, lua_Integer(events[i].symbol.quality)); lua_rawseti(L, list, k + 5)
-            push(events[i].info.source, first ? nil : events[i - 1].info.source, k + 6)
+            push(PathName.display(events[i].info.source), first ? nil : PathName.display(events[i - 1].info.source), k + 6)
             lua_pushinteger(L, lua_Integer(events[i].info.index)); lua_rawseti(L, list, k + 7)
             lua_pushinteger(L, milliseconds(events[i].info.time)); lua_rawseti(L, list, k + 8)
             let frameCount = events[i].frameSymbols.count
@@ -170,7 +170,7 @@ extension LuaState {
             set(.charset, keys) { pushString(sib.charset) }
             set(.orientation, keys) { pushString(sib.orientation) }
             set(.quality, keys) { lua_pushinteger(L, lua_Integer(sib.quality)) }
-            set(.source, keys) { pushString(info.source) }
+            set(.source, keys) { pushString(PathName.display(info.source)) }
             set(.frame, keys) { lua_pushinteger(L, lua_Integer(info.index)) }
             if let page = info.page { set(.page, keys) { lua_pushinteger(L, lua_Integer(page)) } }
             set(.time, keys) { lua_pushinteger(L, milliseconds(info.time) / 1000) }
