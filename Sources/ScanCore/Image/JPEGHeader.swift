@@ -24,11 +24,3 @@ enum JPEGHeader {
         return nil
     }
 }
-
-/// An image file's size from its header (JPEG's frame header, PNG's IHDR, ...), without
-/// decoding: what the decoding threads' shared pixel budget reserves before the pixels exist.
-enum ImageHeader {
-    static func size(_ data: Data) -> (width: Int, height: Int)? {
-        ImageFormat.sniff(data).codec?.size(data)
-    }
-}

@@ -131,10 +131,7 @@ package final class DirectoryWatchSource: FrameSource {
             let hash = ContentHash.hex(data)
             if scanned[path] == hash { return nil }
             scanned[path] = hash
-            if !data.isEmpty, ImageFormat.sniff(data) == .unknown {
-                return .file(.skipped(path, reason: "no signature of \(ImageFormat.readable)"))
-            }
-            pages = Pages.expand(.data(data, name: path), options: options)
+            pages = Pages.expand(.data(data, name: path), options: options, foundInFolder: true)
             return .file(pages.removeFirst())
         case .failure(let f):
             return .file(.missing(path, reason: options.sizeReason(f.reason)))  // its error record names the reason

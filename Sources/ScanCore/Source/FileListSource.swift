@@ -61,11 +61,8 @@ package final class FileListSource: FrameSource {
         defer { index += 1 }
         var input = inputs[index]
         if input == .stdin { input = .data(stdinData ?? Data(), name: "-") }
-        if case .file(let path) = input, walked.contains(path), case .success(let head) = readRegularFileHead(path, count: ImageFormat.headLength),
-           !head.isEmpty, ImageFormat.sniff(head: head) == .unknown {
-            return .file(.skipped(path, reason: "no signature of \(ImageFormat.readable)"))
-        }
-        pages = Pages.expand(input, options: options)
+        let found: Bool = { if case .file(let path) = input { return walked.contains(path) }; return false }()
+        pages = Pages.expand(input, options: options, foundInFolder: found)
         return pages.isEmpty ? .file(input) : .file(pages.removeFirst())
     }
 }

@@ -6,17 +6,25 @@ import Foundation
 /// decoding thread is free, so pages are rendered and decoded side by side.
 package enum Pages {
     /// The inputs `input` stands for: its pages, or itself (a plain image is read by a decoding
-    /// thread, as before).
-    package static func expand(_ input: Input, options: DecodeOptions) -> [Input] {
+    /// thread, as before). `foundInFolder`: a file a folder walk or a watched folder found, which
+    /// is skipped with a word when its first bytes are no image or document (one named on the
+    /// command line is an error record instead).
+    package static func expand(_ input: Input, options: DecodeOptions, foundInFolder: Bool = false) -> [Input] {
+        func skipped(_ path: String, _ head: [UInt8]) -> [Input]? {
+            guard foundInFolder, !head.isEmpty, ImageFormat.sniff(head: head) == .unknown else { return nil }
+            return [.skipped(path, reason: "no signature of \(ImageFormat.readable)")]
+        }
         switch input {
         case .file(let path):
-            guard case .success(let head) = readRegularFileHead(path, count: ImageFormat.headLength),
-                  ImageFormat.sniff(head: head).codec?.multiPage == true else { return [input] }
+            guard case .success(let head) = readRegularFileHead(path, count: ImageFormat.headLength) else { return [input] }
+            if let skipped = skipped(path, head) { return skipped }
+            guard ImageFormat.sniff(head: head).codec?.multiPage == true else { return [input] }
             switch readRegularFile(path, limit: options.maxFileBytes) {
             case .success(let bytes): return expand(Data(bytes), name: path, options: options) ?? [.data(Data(bytes), name: path)]
             case .failure(let f): return [.missing(path, reason: options.sizeReason(f.reason))]
             }
         case .data(let data, let name):
+            if let skipped = skipped(name, [UInt8](data.prefix(ImageFormat.headLength))) { return skipped }
             if let pages = expand(data, name: name, options: options) { return pages }
             // Images one after another on stdin: each is a frame of its own.
             let parts = ImageSplitter.parts(of: data)

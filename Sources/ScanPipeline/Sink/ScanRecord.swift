@@ -49,8 +49,9 @@ package struct ScanRecord: Sendable {
         }
         func int(_ n: Int) { JSON.writeInt(n, to: &out) }
         out.append(UInt8(ascii: "{"))
-        key(",\"source\":", first: true); JSON.writeString(PathName.display(info.source), to: &out)
-        if PathName.isRaw(info.source) {
+        let raw = PathName.isRaw(info.source)
+        key(",\"source\":", first: true); JSON.writeString(raw ? PathName.display(info.source) : info.source, to: &out)
+        if raw {
             // A name that is not UTF-8: `source` shows its other bytes as \xHH, these are exact.
             key(",\"source_bytes\":"); out.append(UInt8(ascii: "\"")); Base64.encode(PathName.bytes(info.source), to: &out); out.append(UInt8(ascii: "\""))
         }

@@ -84,7 +84,10 @@ extension LuaState {
             push(events[i].symbol.charset, first ? nil : events[i - 1].symbol.charset, k + 3)
             push(events[i].symbol.orientation, first ? nil : events[i - 1].symbol.orientation, k + 4)
             lua_pushinteger(L, lua_Integer(events[i].symbol.quality)); lua_rawseti(L, list, k + 5)
-            push(PathName.display(events[i].info.source), first ? nil : PathName.display(events[i - 1].info.source), k + 6)
+            // The display form (PathName) is made only when the source changes (a frame's events share it).
+            if !first, sameBits(events[i].info.source, events[i - 1].info.source) { lua_rawgeti(L, list, k + 6 - lua_Integer(eventSlots)) }
+            else { pushString(PathName.display(events[i].info.source)) }
+            lua_rawseti(L, list, k + 6)
             lua_pushinteger(L, lua_Integer(events[i].info.index)); lua_rawseti(L, list, k + 7)
             lua_pushinteger(L, milliseconds(events[i].info.time)); lua_rawseti(L, list, k + 8)
             let frameCount = events[i].frameSymbols.count
